@@ -1,0 +1,1 @@
+"""The Typer command line: parsing, progress display, wiring. No numerics here."""

@@ -1,0 +1,1 @@
+"""HDF5 datasets: recipes, the file format, generators, readers."""

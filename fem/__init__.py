@@ -1,0 +1,1 @@
+"""Finite elements: domains, meshes, Nédélec (N0) Maxwell solves, point evaluation."""
