@@ -1,1 +1,23 @@
-"""HDF5 datasets: recipes, the file format, generators, readers."""
+"""HDF5 datasets: recipes, the file format (datasets/FORMAT.md), generators, readers."""
+
+from surrogate.datasets.format import FORMAT_NAME, FORMAT_VERSION
+from surrogate.datasets.generators import (
+    RECIPE_KINDS,
+    GeneratedData,
+    add_relative_noise,
+    generate_dataset,
+    generate_maxwell,
+)
+from surrogate.datasets.hashing import content_hash
+from surrogate.datasets.reader import Dataset, read_dataset, validate_dataset
+from surrogate.datasets.recipes import MaxwellRecipe, load_recipe_toml, recipe_from_dict
+from surrogate.datasets.splits import make_splits, parse_split
+from surrogate.datasets.summary import dataset_summary
+from surrogate.datasets.writer import write_dataset
+
+__all__ = [
+    "FORMAT_NAME", "FORMAT_VERSION", "Dataset", "read_dataset", "validate_dataset",
+    "write_dataset", "content_hash", "MaxwellRecipe", "recipe_from_dict", "load_recipe_toml",
+    "make_splits", "parse_split", "generate_maxwell", "generate_dataset", "GeneratedData",
+    "add_relative_noise", "RECIPE_KINDS", "dataset_summary",
+]

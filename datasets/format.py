@@ -1,0 +1,11 @@
+"""Constants of the dataset file format (the spec is datasets/FORMAT.md)."""
+
+FORMAT_NAME = "surrogate-dataset"
+FORMAT_VERSION = 1
+KINDS = ("pointwise", "sequence")
+SPLIT_NAMES = ("train", "val", "test")
+REQUIRED_ATTRS = ("format", "version", "kind", "problem", "domain", "recipe", "seed",
+                  "content_hash", "package_version", "created")
+DTYPES = ("float64", "float32")
+
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "KINDS", "SPLIT_NAMES", "REQUIRED_ATTRS", "DTYPES"]

@@ -1,0 +1,99 @@
+"""Typed, frozen dataset recipes, loadable from TOML; CLI flags override file values."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from surrogate.datasets.format import DTYPES
+from surrogate.datasets.splits import parse_split
+from surrogate.errors import DataFormatError, InputError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    tomllib = None
+
+SOURCES = ("exact", "fem")
+
+
+def _number(name: str, value: Any, kind: type, minimum: float) -> Any:
+    """Coerce ``value`` to ``kind`` (int or float), finite and ``>= minimum``, or InputError."""
+    try:
+        number = kind(value)
+        ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+              and number == value and number >= minimum and number < float("inf"))
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise InputError(f"recipe {name}={value!r}: expected {kind.__name__} >= {minimum:g}")
+    return number
+
+
+@dataclass(frozen=True)
+class MaxwellRecipe:
+    """Pointwise samples of the static Maxwell problem (inputs x, f, φ; targets u)."""
+
+    problem: str = "maxwell"
+    domain: str = "cylinder"
+    n: int = 12000
+    seed: int = 0
+    source: str = "exact"
+    level: int = 3
+    noise: float = 0.0
+    split: tuple[float, float, float] = (0.8, 0.1, 0.1)
+    dtype: str = "float64"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "split", parse_split(self.split))
+        object.__setattr__(self, "n", _number("n", self.n, int, 1))
+        object.__setattr__(self, "seed", _number("seed", self.seed, int, 0))
+        object.__setattr__(self, "level", _number("level", self.level, int, 1))
+        object.__setattr__(self, "noise", _number("noise", self.noise, float, 0.0))
+        if self.source not in SOURCES:
+            raise InputError(f"unknown source {self.source!r}; choose one of: "
+                             f"{', '.join(SOURCES)}")
+        if self.dtype not in DTYPES:
+            raise InputError(f"unknown dtype {self.dtype!r}; choose one of: {', '.join(DTYPES)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict (``kind`` names the recipe type)."""
+        return {"kind": "maxwell", **dataclasses.asdict(self), "split": list(self.split)}
+
+
+def recipe_from_dict(cls: type, values: dict[str, Any]) -> Any:
+    """Build recipe ``cls`` from a dict; unknown keys raise InputError."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(values) - names - {"kind"})
+    if unknown:
+        raise InputError(f"unknown recipe keys: {', '.join(unknown)}; "
+                         f"valid keys: {', '.join(sorted(names))}")
+    clean = {k: v for k, v in values.items() if k != "kind"}
+    if "split" in clean and not isinstance(clean["split"], str):
+        clean["split"] = tuple(clean["split"])
+    try:
+        return cls(**clean)
+    except TypeError as exc:
+        raise InputError(f"bad recipe: {exc}") from None
+
+
+def load_recipe_toml(path: str | os.PathLike) -> dict[str, Any]:
+    """Read a recipe TOML file (flat table, or a ``[recipe]`` table) into a dict."""
+    path = Path(path)
+    if tomllib is None:  # pragma: no cover
+        raise InputError("--recipe needs Python >= 3.11 (tomllib)")
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError(f"recipe file {path} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise DataFormatError(f"{path}: not valid TOML: {exc}") from None
+    return dict(data.get("recipe", data))
+
+
+__all__ = ["MaxwellRecipe", "recipe_from_dict", "load_recipe_toml", "SOURCES"]

@@ -1,0 +1,41 @@
+"""A JSON-safe summary of a dataset file (``surrogate info``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import h5py
+import numpy as np
+
+from surrogate.datasets.reader import read_dataset
+
+
+def _ranges(values: np.ndarray, names: tuple[str, ...]) -> dict[str, dict[str, float]]:
+    flat = values.reshape(-1, values.shape[-1])
+    lo, hi, mean = flat.min(axis=0), flat.max(axis=0), flat.mean(axis=0)
+    return {n: {"min": float(lo[i]), "max": float(hi[i]), "mean": float(mean[i])}
+            for i, n in enumerate(names)}
+
+
+def dataset_summary(path: str | os.PathLike, *, verify_hash: bool = True) -> dict[str, Any]:
+    """Read and validate ``path``; return kind, shapes, names, splits, ranges, hash, recipe."""
+    ds = read_dataset(path, verify_hash=verify_hash)
+    with h5py.File(ds.path, "r") as f:
+        groups = [g for g in ("mesh", "fem") if g in f]
+    return {
+        "path": str(Path(path)), "type": "dataset", "kind": ds.kind, "problem": ds.problem,
+        "domain": ds.domain, "version": ds.version, "seed": ds.seed,
+        "dtype": str(ds.inputs.dtype), "inputs_shape": list(ds.inputs.shape),
+        "targets_shape": list(ds.targets.shape), "input_names": list(ds.input_names),
+        "target_names": list(ds.target_names),
+        "splits": {k: int(v.size) for k, v in ds.splits.items()},
+        "input_ranges": _ranges(ds.inputs, ds.input_names),
+        "target_ranges": _ranges(ds.targets, ds.target_names),
+        "content_hash": ds.content_hash, "recipe": ds.recipe, "groups": groups,
+        "created": ds.attrs.get("created"), "package_version": ds.attrs.get("package_version"),
+    }
+
+
+__all__ = ["dataset_summary"]

@@ -1,0 +1,148 @@
+"""Atomic writer of dataset files (temporary name in the same directory, then rename)."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import os
+import secrets
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import h5py
+import numpy as np
+
+from surrogate import __version__
+from surrogate.datasets.format import DTYPES, FORMAT_NAME, FORMAT_VERSION, KINDS, SPLIT_NAMES
+from surrogate.datasets.hashing import content_hash
+from surrogate.errors import InputError
+
+_CHUNK_BYTES = 1 << 20  # about 1 MiB per chunk
+
+
+def creation_time() -> str:
+    """ISO-8601 UTC creation time; ``SOURCE_DATE_EPOCH`` (seconds) overrides the clock."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None:
+        stamp = _dt.datetime.fromtimestamp(int(epoch), tz=_dt.timezone.utc)
+    else:
+        stamp = _dt.datetime.now(tz=_dt.timezone.utc)
+    return stamp.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _put(group: h5py.Group, name: str, data: np.ndarray) -> h5py.Dataset:
+    """Create a dataset; large arrays are chunked along axis 0 (about 1 MiB per chunk).
+
+    Integer arrays (splits, mesh cells) are gzip(1)+shuffle compressed; float samples are
+    not (random doubles shrink by ~15% at several times the write cost).
+    """
+    data = np.asarray(data)
+    kwargs: dict[str, Any] = {"track_times": False}
+    if data.ndim >= 1 and data.size > 4096:
+        row_bytes = data.itemsize * int(np.prod(data.shape[1:], dtype=np.int64))
+        rows = min(data.shape[0], max(1, _CHUNK_BYTES // max(1, row_bytes)))
+        kwargs["chunks"] = (rows, *data.shape[1:])
+        if data.dtype.kind in "iu":
+            kwargs.update(compression="gzip", compression_opts=1, shuffle=True)
+    return group.create_dataset(name, data=data, **kwargs)
+
+
+def _check_arrays(kind: str, inputs: np.ndarray, targets: np.ndarray, input_names: Sequence[str],
+                  target_names: Sequence[str], time: np.ndarray | None) -> None:
+    if kind not in KINDS:
+        raise InputError(f"unknown dataset kind {kind!r}; choose one of: {', '.join(KINDS)}")
+    ndim = 2 if kind == "pointwise" else 3
+    for label, arr, names in (("inputs", inputs, input_names), ("targets", targets, target_names)):
+        if arr.ndim != ndim:
+            raise InputError(f"{label} must have {ndim} dimensions for kind {kind!r}, "
+                             f"got shape {arr.shape}")
+        if arr.shape[-1] != len(names):
+            raise InputError(f"{label} has {arr.shape[-1]} columns but {len(names)} names")
+        if not np.all(np.isfinite(arr)):
+            raise InputError(f"{label} contain NaN or inf values")
+    if inputs.shape[:-1] != targets.shape[:-1]:
+        raise InputError(f"inputs {inputs.shape} and targets {targets.shape} disagree in length")
+    if kind == "sequence" and (time is None or np.shape(time) != (inputs.shape[1],)):
+        raise InputError(f"sequence datasets need time of shape ({inputs.shape[1]},)")
+
+
+def write_dataset(
+    path: str | os.PathLike,
+    *,
+    inputs: np.ndarray,
+    targets: np.ndarray,
+    input_names: Sequence[str],
+    target_names: Sequence[str],
+    splits: Mapping[str, np.ndarray],
+    problem: str,
+    domain: str,
+    recipe: Mapping[str, Any],
+    seed: int,
+    kind: str = "pointwise",
+    time: np.ndarray | None = None,
+    mesh: Mapping[str, np.ndarray] | None = None,
+    fem: Mapping[str, Any] | None = None,
+    dtype: str = "float64",
+    attrs: Mapping[str, Any] | None = None,
+) -> str:
+    """Write one dataset file atomically (see datasets/FORMAT.md); return its content hash.
+
+    The file is built under a temporary name in the target directory and renamed only
+    when complete; on any exception (KeyboardInterrupt included) the temporary file is
+    removed and no file appears at ``path``. ``mesh``/``fem`` map names to arrays
+    (``fem`` may also hold scalar/str entries, stored as attributes of ``fem/``).
+    """
+    if dtype not in DTYPES:
+        raise InputError(f"unknown dtype {dtype!r}; choose one of: {', '.join(DTYPES)}")
+    inputs = np.asarray(inputs, dtype=dtype)
+    targets = np.asarray(targets, dtype=dtype)
+    _check_arrays(kind, inputs, targets, input_names, target_names, time)
+    n = inputs.shape[0]
+    for name in SPLIT_NAMES:
+        idx = np.asarray(splits[name])
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            raise InputError(f"split {name!r} has indices outside [0, {n})")
+    digest = content_hash(inputs, targets)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    try:
+        with h5py.File(tmp, "x") as f:
+            root = {
+                "format": FORMAT_NAME, "version": FORMAT_VERSION, "kind": kind,
+                "problem": problem, "domain": domain,
+                "recipe": json.dumps(dict(recipe), sort_keys=True), "seed": int(seed),
+                "content_hash": digest, "package_version": __version__,
+                "created": creation_time(), "dtype": dtype,
+            }
+            for key, value in {**root, **dict(attrs or {})}.items():
+                f.attrs[key] = value
+            for label, arr, names in (("inputs", inputs, input_names),
+                                      ("targets", targets, target_names)):
+                ds = _put(f, label, arr)
+                ds.attrs["names"] = np.array([str(s) for s in names], dtype=h5py.string_dtype())
+            if kind == "sequence":
+                _put(f, "time", np.asarray(time, dtype=dtype))
+            group = f.create_group("splits")
+            for name in SPLIT_NAMES:
+                _put(group, name, np.asarray(splits[name], dtype=np.int64))
+            for gname, content in (("mesh", mesh), ("fem", fem)):
+                if content is None:
+                    continue
+                group = f.create_group(gname)
+                for key, value in content.items():
+                    if isinstance(value, np.ndarray):
+                        _put(group, key, value)
+                    else:
+                        group.attrs[key] = value
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return digest
+
+
+__all__ = ["write_dataset", "creation_time"]
