@@ -1,0 +1,69 @@
+"""ModelConfig validation, JSON round trip and the registry."""
+
+import json
+import math
+
+import pytest
+import torch
+
+from surrogate.config import ModelConfig
+from surrogate.errors import InputError
+from surrogate.registry import ARCHITECTURES, activation_names, architecture_names, build_model
+
+
+def test_round_trip_through_json():
+    config = ModelConfig(arch="frac-dnn", in_features=7, out_features=3, width=50, depth=6,
+                         tau=0.5, gamma=0.3, activation="tanh", time_horizon=3)
+    again = ModelConfig.from_dict(json.loads(json.dumps(config.to_dict())))
+    assert again == config
+    assert again.time_horizon == 3.0 and isinstance(again.time_horizon, float)
+
+
+@pytest.mark.parametrize("changes", [
+    {"gamma": 0.0}, {"gamma": 1.0}, {"gamma": 1.5}, {"gamma": math.nan}, {"width": 0},
+    {"depth": 0}, {"width": 2.0}, {"width": True}, {"arch": "resnett"},
+    {"activation": "gelu"}, {"tau": 0.0}, {"tau": -1.0}, {"tau_init": 0.0},
+    {"tau_min": -1e-3}, {"tau_min": 0.0}, {"time_horizon": -1.0},
+    {"horizon_mode": "exact"}, {"horizon_mode": "sometimes"},
+    {"horizon_mode": "exact", "time_horizon": 1.0, "tau": 0.5},
+    {"horizon_mode": "exact", "time_horizon": 1e-7},
+])
+def test_bad_values_raise_input_error(changes):
+    data = {"arch": "frac-dnn", "in_features": 7, "out_features": 3, **changes}
+    with pytest.raises(InputError):
+        ModelConfig.from_dict(data)
+
+
+def test_unknown_and_missing_keys():
+    with pytest.raises(InputError, match="unknown model config key"):
+        ModelConfig.from_dict({"arch": "resnet", "in_features": 1, "out_features": 1, "wdth": 5})
+    with pytest.raises(InputError, match="missing"):
+        ModelConfig.from_dict({"arch": "resnet", "in_features": 1})
+    with pytest.raises(InputError, match="choose one of"):
+        ModelConfig(arch="cnn", in_features=1, out_features=1)
+
+
+def test_tau_min_zero_allowed_where_no_division():
+    assert ModelConfig(arch="resnet", in_features=1, out_features=1, tau_min=0.0).tau_min == 0.0
+    assert ModelConfig(arch="frac-dnn", in_features=1, out_features=1, tau=0.2, tau_min=0.0)
+
+
+def test_registry_names_and_depth_meaning():
+    assert architecture_names() == ["densenet", "frac-dnn", "resnet"]
+    assert "smooth-relu" in activation_names()
+    # "2 layers x 50 nodes" of the paper (Table 1: steps tau^[0], tau^[1]) is depth=2, width=50.
+    for arch in ARCHITECTURES:
+        model = build_model(ModelConfig(arch=arch, in_features=7, out_features=3,
+                                        width=50, depth=2))
+        assert model.taus().shape == (2,)
+        assert [tuple(w.shape) for w in model.layer_weights()] == [(50, 7), (50, 50), (3, 50)]
+        assert [tuple(b.shape) for b in model.layer_biases()] == [(50,), (50,)]
+        assert model(torch.zeros(4, 7)).shape == (4, 3)
+
+
+def test_build_model_rejects_non_config_and_bad_input_shape():
+    with pytest.raises(InputError):
+        build_model({"arch": "resnet"})
+    model = build_model(ModelConfig(arch="resnet", in_features=7, out_features=3, width=4))
+    with pytest.raises(InputError, match=r"\(N, 7\)"):
+        model(torch.zeros(4, 6))
