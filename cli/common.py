@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
+from surrogate.atomic_files import write_text_atomic
 from surrogate.errors import SurrogateError
 
 console = Console()
@@ -86,18 +85,7 @@ def progress_display(quiet: bool = False) -> Iterator[ProgressCallback]:
 
 def write_json_atomic(path: Path, payload: Any) -> None:
     """Write JSON to ``path`` through a temporary file and a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(payload, fh, indent=2, default=_json_default)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    write_text_atomic(path, json.dumps(payload, indent=2, default=_json_default) + "\n")
 
 
 def _json_default(value: Any) -> Any:

@@ -1,1 +1,35 @@
-"""Finite elements: domains, meshes, Nédélec (N0) Maxwell solves, point evaluation."""
+"""Finite elements: domains, meshes, Nédélec (N0) Maxwell solves, point evaluation.
+
+The names below are loaded on first use (``surrogate.fem.get_domain`` imports
+``surrogate.fem.domains`` then), so ``import surrogate.fem`` stays cheap.
+"""
+
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "domains": ("Domain", "DOMAINS", "domain_names", "get_domain"),
+    "problems": ("Problem", "MaxwellBessel", "problem_names", "get_problem"),
+    "nedelec": ("NedelecSolution", "best_approximation", "solve_maxwell", "edge_interpolant",
+                "l2_error", "curl_l2_error", "hcurl_errors"),
+    "convergence": ("convergence_study", "observed_rate"),
+    "point_evaluation": ("PointLocator", "point_locator", "locate_points", "evaluate_n0",
+                         "evaluate_n0_curl"),
+    "quadrature": ("quadrature_rule", "l2_norm"),
+    "solvers": ("SolveInfo", "solve_hcurl_spd", "solve_maxwell_saddle"),
+    "vtk": ("write_vtu", "write_pvd", "read_pvd"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str) -> Any:
+    """Import the submodule that defines ``name`` on first access (PEP 562)."""
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

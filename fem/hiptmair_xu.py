@@ -20,11 +20,13 @@ def hx_preconditioner(A: sp.csr_matrix, G: sp.spmatrix, Pi: sp.spmatrix) -> spla
     AG = sp.csr_matrix(G.T @ A @ G)
     AP = sp.csr_matrix(Pi.T @ A @ Pi)
     # drop auxiliary DOFs with no coupling (e.g. all-Dirichlet nodes)
-    mg_g = pyamg.smoothed_aggregation_solver(_regularise(AG), max_coarse=500)
+    mg_g = pyamg.smoothed_aggregation_solver(_regularise(AG), max_coarse=500,
+                                           coarse_solver="splu")
     nb = AP.shape[0] // 3
     Bp = np.kron(np.ones((nb, 1)), np.eye(3))  # rigid translations: near-kernel of ∇·∇
     mg_p = pyamg.smoothed_aggregation_solver(
-        sp.bsr_matrix(_regularise(AP), blocksize=(3, 3)), B=Bp, max_coarse=500
+        sp.bsr_matrix(_regularise(AP), blocksize=(3, 3)), B=Bp, max_coarse=500,
+        coarse_solver="splu",
     )
     Mg, Mp = mg_g.aspreconditioner(cycle="V"), mg_p.aspreconditioner(cycle="V")
     GT, PT = sp.csr_matrix(G.T), sp.csr_matrix(Pi.T)

@@ -17,7 +17,8 @@ from surrogate.errors import InputError, SolverError
 from surrogate.fem.discrete_operators import discrete_gradient, nodal_interpolation
 from surrogate.fem.hiptmair_xu import hx_preconditioner
 
-DIRECT_LIMIT = 30_000  # unknowns below which "auto" picks a sparse direct solve
+DIRECT_LIMIT = 5_000  # unknowns below which "auto" picks a sparse direct solve (SuperLU fill
+# grows fast in 3D: at ~30k N0 unknowns direct takes 10+ s where CG-HX or MINRES take < 1 s)
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,10 @@ def _block_preconditioner(A, basis_u, basis_p, Fu, Fp) -> spla.LinearOperator:
     AM = sp.csr_matrix((A + mass)[Fu][:, Fu])
     hx = hx_preconditioner(AM, *_aux_operators(basis_u.mesh, Fu))
     L = sp.csr_matrix(lap[Fp][:, Fp])
-    amg = pyamg.smoothed_aggregation_solver(L, max_coarse=500).aspreconditioner(cycle="V")
+    # sparse LU on the coarsest level: pyamg's default dense pinv (an SVD of up to ~1500²) costs
+    # 0.5 s on an idle machine and 5-20 s under BLAS thread contention
+    amg = pyamg.smoothed_aggregation_solver(L, max_coarse=500, coarse_solver="splu")
+    amg = amg.aspreconditioner(cycle="V")
     nu = len(Fu)
 
     def apply(r):

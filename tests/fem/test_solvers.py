@@ -43,7 +43,7 @@ def test_discrete_gradient_is_n0_interpolant_of_grad():
     m = _cube(3)
     bn, bp = Basis(m, ElementTetN0()), Basis(m, ElementTetP1())
     p = np.random.default_rng(1).standard_normal(bp.N)
-    err = bn.interpolate(discrete_gradient(m) @ p).value - bp.interpolate(p).grad
+    err = bn.interpolate(discrete_gradient(m) @ p) - bp.interpolate(p).grad
     assert np.abs(err).max() < 1e-12
 
 
@@ -54,8 +54,8 @@ def test_nodal_interpolation_reproduces_n0_fields():
     M = np.array([[0.0, -2.0, 1.5], [2.0, 0.0, -0.7], [-1.5, 0.7, 0.0]])  # b × x, skew
     c = np.array([0.3, -1.0, 2.0])
     v = M @ m.p + c[:, None]  # linear vector field at nodes (3, nn)
-    u = bn.interpolate(nodal_interpolation(m) @ v.T.ravel()).value
-    x = bn.global_coordinates().value
+    u = bn.interpolate(nodal_interpolation(m) @ v.T.ravel())
+    x = bn.global_coordinates()
     exact = np.einsum("ij,jkl->ikl", M, x) + c[:, None, None]
     assert np.abs(u - exact).max() < 1e-12
 
