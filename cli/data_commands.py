@@ -27,6 +27,28 @@ def _summary_path(out: Path) -> Path:
     return out.with_name(out.name + ".json")
 
 
+def _print_run_summary(summary: dict[str, Any]) -> None:
+    """Human-readable run summary: architecture, τ, training data, errors."""
+    metrics = summary.get("metrics") or {}
+    dataset = summary.get("dataset") or {}
+    tau = summary["tau"]
+    errors = ", ".join(f"{split} {metrics[key]:.3e}" for split, key in
+                       ((s, f"{s}_relative_l2_error") for s in ("train", "val", "test"))
+                       if isinstance(metrics.get(key), int | float))
+    lines = [
+        f"[bold]{summary['path']}[/]  (run of {summary['arch']}, "
+        f"{summary['depth']} × {summary['width']}, τ {tau})",
+        f"data    {dataset.get('path')} ({dataset.get('problem')} on {dataset.get('domain')}, "
+        f"{dataset.get('n_samples')} samples, {summary.get('dataset_hash')})",
+        f"trained {summary.get('epochs')} epochs, stopped: {summary.get('stop_reason')}",
+        f"rel. L² {errors or '–'}",
+        f"created {summary.get('created')} (surrogate {summary.get('package_version')}, "
+        f"torch {summary.get('torch_version')})",
+    ]
+    for line in lines:
+        console.print(line, highlight=False, soft_wrap=True)
+
+
 def _print_dataset_summary(summary: dict[str, Any]) -> None:
     """Human-readable dataset summary."""
     lines = [
@@ -40,7 +62,8 @@ def _print_dataset_summary(summary: dict[str, Any]) -> None:
     ]
     for group in ("input_ranges", "target_ranges"):
         for name, r in summary[group].items():
-            lines.append(f"  {name:>6}  {r['min']: .6g} / {r['mean']: .6g} / {r['max']: .6g}")
+            low, mean, high = (r[key] + 0.0 for key in ("min", "mean", "max"))  # no "-0"
+            lines.append(f"  {name:>6}  {low: .6g} / {mean: .6g} / {high: .6g}")
     lines.append(f"hash    {summary['content_hash']}")
     lines.append(f"recipe  {json.dumps(summary['recipe'], sort_keys=True)}")
     for line in lines:
@@ -52,27 +75,27 @@ def gen_maxwell(
         "data/maxwell.h5"
     ),
     domain: Annotated[
-        str | None, typer.Option(help="Domain name (cylinder, cube, ...). [default: cylinder]")
+        str | None, typer.Option(help="Domain name (cylinder, cube, ...). \\[default: cylinder]")
     ] = None,
     n: Annotated[
-        int | None, typer.Option("-n", "--n-samples", help="Number of samples. [default: 12000]")
+        int | None, typer.Option("-n", "--n-samples", help="Number of samples. \\[default: 12000]")
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="Random seed. [default: 0]")] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed. \\[default: 0]")] = None,
     source: Annotated[
         Source | None, typer.Option(help="Targets from the exact solution or the FEM solve.")
     ] = None,
     level: Annotated[
-        int | None, typer.Option(help="Mesh level for --source fem. [default: 3]")
+        int | None, typer.Option(help="Mesh level for --source fem. \\[default: 3]")
     ] = None,
     noise: Annotated[
         float | None,
-        typer.Option(help="Relative Gaussian noise σ: u + σ·rms(u_k)·ξ per column. [default: 0]"),
+        typer.Option(help="Relative Gaussian noise σ: u + σ·rms(u_k)·ξ per column. \\[default: 0]"),
     ] = None,
     split: Annotated[
-        str | None, typer.Option(help="train,val,test fractions. [default: 0.8,0.1,0.1]")
+        str | None, typer.Option(help="train,val,test fractions. \\[default: 0.8,0.1,0.1]")
     ] = None,
     dtype: Annotated[
-        DType | None, typer.Option(help="Stored float type. [default: float64]")
+        DType | None, typer.Option(help="Stored float type. \\[default: float64]")
     ] = None,
     recipe: Annotated[
         Path | None, typer.Option(help="TOML recipe file; flags given here override it.")
@@ -108,25 +131,30 @@ def gen_maxwell(
 
 
 def info(
-    path: Annotated[Path, typer.Argument(help="A dataset file (.h5).")],
+    path: Annotated[Path, typer.Argument(help="A dataset file (.h5) or a run directory.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Validate only; print nothing.")]
     = False,
 ) -> None:
-    """Validate and summarise a dataset file (kind, shapes, names, splits, ranges, hash).
+    """Validate and summarise a dataset file (kind, shapes, names, splits, ranges, hash) or a
+    run directory (architecture, τ, training data, errors).
 
-    Example: surrogate info data/maxwell.h5 --json
+    Example: surrogate info data/maxwell.h5 --json   (or: surrogate info runs/frac-dnn)
     """
     with user_errors():
         summary = describe(path)
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
     elif not quiet:
-        _print_dataset_summary(summary)
+        (_print_run_summary if summary.get("kind") == "run" else _print_dataset_summary)(summary)
 
 
 def describe(path: Path) -> dict[str, Any]:
-    """Return the summary dict of ``path`` (dataset files; run directories come later)."""
+    """The summary dict of ``path``: a run directory (``kind`` "run") or a dataset file."""
+    if Path(path).is_dir():
+        from surrogate.runs import run_summary
+
+        return run_summary(path)
     from surrogate.datasets import dataset_summary
 
     return dataset_summary(path)

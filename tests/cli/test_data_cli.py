@@ -1,9 +1,8 @@
-"""`surrogate gen-data maxwell` and `surrogate info` through Typer's CliRunner."""
+"""`surrogate gen-data maxwell` and `surrogate info` through Typer's CliRunner (real FEM)."""
 
 import json
-import sys
-import types
 
+import h5py
 import numpy as np
 import pytest
 import typer
@@ -11,7 +10,7 @@ from typer.testing import CliRunner
 
 from surrogate.cli import data_commands
 from surrogate.datasets import read_dataset
-from surrogate.errors import InputError
+from surrogate.fem.problems import get_problem
 
 runner = CliRunner()
 
@@ -27,44 +26,7 @@ def _app() -> typer.Typer:
     return app
 
 
-@pytest.fixture
-def fem_stub(monkeypatch):
-    """Stand-ins for surrogate.fem.domains/problems so the CLI is tested on its own."""
-
-    class Cube:
-        name, volume = "cube", 1.0
-
-        def sample(self, n, rng):
-            return rng.random((n, 3))
-
-    class Problem:
-        in_names = ("x1", "x2", "x3", "f1", "f2", "f3", "phi")
-        out_names = ("u1", "u2", "u3")
-        has_exact = True
-
-        def u(self, x):
-            return np.column_stack([-x[:, 1], x[:, 0], 0 * x[:, 2]])
-
-        def f(self, x):
-            return 2 * self.u(x)
-
-        def phi(self, x):
-            return 1 + 0 * x[:, 0]
-
-    def get_domain(name):
-        if name != "cube":
-            raise InputError(f"unknown domain {name!r}; choose one of: cube")
-        return Cube()
-
-    domains = types.ModuleType("surrogate.fem.domains")
-    domains.get_domain = get_domain
-    problems = types.ModuleType("surrogate.fem.problems")
-    problems.get_problem = lambda name: Problem()
-    monkeypatch.setitem(sys.modules, "surrogate.fem.domains", domains)
-    monkeypatch.setitem(sys.modules, "surrogate.fem.problems", problems)
-
-
-def test_gen_data_then_info(fem_stub, tmp_path):
+def test_gen_data_then_info(tmp_path):
     out = tmp_path / "data" / "m.h5"
     args = ["gen-data", "maxwell", "--domain", "cube", "-n", "400", "--seed", "4",
             "--split", "0.5,0.25,0.25", "--dtype", "float32", "-o", str(out)]
@@ -89,7 +51,24 @@ def test_gen_data_then_info(fem_stub, tmp_path):
         assert text in result.output
 
 
-def test_recipe_file_and_flag_override(fem_stub, tmp_path):
+def test_gen_data_fem_source_on_the_cylinder(tmp_path):
+    out = tmp_path / "f.h5"
+    args = ["gen-data", "maxwell", "--domain", "cylinder", "--source", "fem", "--level", "2",
+            "-n", "300", "-o", str(out), "--quiet"]
+    result = runner.invoke(_app(), args)
+    assert result.exit_code == 0, result.output
+    ds = read_dataset(out)
+    assert ds.recipe["source"] == "fem" and ds.inputs.shape == (300, 7)
+    x = ds.inputs[:, :3]
+    assert (x[:, 0] ** 2 + x[:, 1] ** 2).max() <= 1.0  # every sample inside the curved mesh
+    with h5py.File(out) as fh:
+        assert fh["mesh/cells"].shape[1] == 4 and fh["fem/dofs"].ndim == 1
+    exact = get_problem("maxwell").u(x)
+    rel = np.linalg.norm(ds.targets - exact) / np.linalg.norm(exact)
+    assert 1e-3 < rel < 0.15, rel  # a level-2 N0 field: close to u, but not u itself
+
+
+def test_recipe_file_and_flag_override(tmp_path):
     recipe = tmp_path / "r.toml"
     recipe.write_text('domain = "cube"\nn = 50\nseed = 9\n')
     out = tmp_path / "r.h5"
@@ -106,7 +85,7 @@ def test_recipe_file_and_flag_override(fem_stub, tmp_path):
     ("--split", "0.8,0.3,0.1", "--split"),
     ("--split", "0.8,0.2", "--split"),
 ])
-def test_bad_options_exit_2_one_line(fem_stub, tmp_path, flag, value, message):
+def test_bad_options_exit_2_one_line(tmp_path, flag, value, message):
     out = tmp_path / "x.h5"
     args = ["gen-data", "maxwell", "--domain", "cube", "-n", "10", "-o", str(out), flag, value]
     result = runner.invoke(_app(), args)

@@ -1,6 +1,5 @@
 """The Maxwell generator: determinism, noise, and agreement of exact vs FEM targets."""
 
-import importlib.util
 
 import numpy as np
 import pytest
@@ -57,13 +56,7 @@ def test_float32_and_noise(fake_fem):
     assert add_relative_noise(u, 0.0, np.random.default_rng(0)) is u
 
 
-_HAS_FEM = all(importlib.util.find_spec(m) is not None for m in (
-    "surrogate.fem.domains", "surrogate.fem.problems", "surrogate.fem.nedelec",
-    "surrogate.fem.point_evaluation"))
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not _HAS_FEM, reason="FEM modules (domains, nedelec, point_evaluation) absent")
 def test_fem_source_agrees_with_exact_solution(tmp_path):
     errors = []
     for level in (2, 3):
