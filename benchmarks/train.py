@@ -5,7 +5,11 @@ the shape of the Maxwell data), learned τ, smooth-relu. Reports the median step
 ``--repeats`` steps after ``--warmup`` steps, ``torch.get_num_threads()``, and the time
 ratio frac-dnn / resnet at depth 32 (target: <= 3). Prints JSON.
 
-Run: python benchmarks/train.py [--repeats 7] [--threads N]
+``--trainer`` times one full-batch epoch of the real training loop instead
+(``surrogate.training.train_epoch``: objective with penalties, per-layer gradient norms,
+Adam step), i.e. what ``surrogate fit`` pays per epoch.
+
+Run: python benchmarks/train.py [--repeats 7] [--threads N] [--trainer]
 """
 
 from __future__ import annotations
@@ -23,6 +27,26 @@ from surrogate.registry import build_model
 ARCHS = ("resnet", "frac-dnn")
 DEPTHS = (2, 6, 32)
 TARGET_RATIO = 3.0
+
+
+def trainer_step_seconds(arch: str, depth: int, x: torch.Tensor, y: torch.Tensor, warmup: int,
+                         repeats: int) -> list[float]:
+    """Wall times of single full-batch epochs of ``surrogate.training.train_epoch``."""
+    from surrogate.train_config import TrainConfig
+    from surrogate.training import new_state, train_epoch
+
+    torch.manual_seed(0)
+    model = build_model(ModelConfig(arch=arch, in_features=x.shape[1],
+                                    out_features=y.shape[1], width=50, depth=depth))
+    config = TrainConfig(lr=1e-3, schedule="none")
+    state = new_state(model, config, 0)
+    times = []
+    for it in range(warmup + repeats):
+        start = time.perf_counter()
+        train_epoch(state, config, x, y)
+        if it >= warmup:
+            times.append(time.perf_counter() - start)
+    return times
 
 
 def step_seconds(arch: str, depth: int, x: torch.Tensor, y: torch.Tensor, warmup: int,
@@ -50,6 +74,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--batch", type=int, default=12_000)
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--trainer", action="store_true",
+                        help="time epochs of surrogate.training.train_epoch")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -59,7 +85,8 @@ def main() -> None:
     rows = []
     for depth in DEPTHS:
         for arch in ARCHS:
-            times = step_seconds(arch, depth, x, y, args.warmup, args.repeats)
+            timer = trainer_step_seconds if args.trainer else step_seconds
+            times = timer(arch, depth, x, y, args.warmup, args.repeats)
             median = statistics.median(times)
             rows.append({"arch": arch, "depth": depth, "width": 50, "batch": args.batch,
                          "median_step_s": median, "steps_per_s": 1.0 / median,
@@ -67,7 +94,7 @@ def main() -> None:
     by_key = {(r["arch"], r["depth"]): r["median_step_s"] for r in rows}
     ratio = by_key["frac-dnn", 32] / by_key["resnet", 32]
     print(json.dumps({
-        "benchmark": "models.train-step",
+        "benchmark": "training.epoch" if args.trainer else "models.train-step",
         "torch": torch.__version__,
         "num_threads": torch.get_num_threads(),
         "results": rows,

@@ -6,11 +6,37 @@ evaluation; needs torch) and ``surrogate.cli`` (the command line). Importing
 ``surrogate`` alone is cheap: torch is loaded only by the modules that need it.
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 try:
     __version__ = version("surrogate")
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0.0.0+unknown"
 
-__all__ = ["__version__"]
+_EXPORTS = {
+    "config": ("ModelConfig",),
+    "registry": ("architecture_names", "activation_names", "build_model"),
+    "train_config": ("TrainConfig",),
+    "normalisation": ("Normalisation",),
+    "training": ("fit", "TrainingInterrupted"),
+    "runs": ("Run", "load_run", "save_run", "run_summary"),
+    "pruning": ("prune_run",),
+    "evaluation": ("EvaluationOptions", "Evaluation", "evaluate_runs"),
+    "report": ("write_report",),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = ["__version__", *sorted(_MODULE_OF)]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that defines ``name`` on first access (PEP 562; keeps torch lazy)."""
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,632 @@
+"""The training loop behind ``surrogate fit``: J_λ minimisation with checkpoints and resume.
+
+Objective (§2, §5): ``J_λ = 1/(2N) Σ_i ‖y^[L](û_i) − Ŝ_i‖² + penalties`` on inputs and
+targets standardised with the training split's statistics, the penalties being eq. 2.4
+(λ₁), the τ term (λ₂), bias ordering eq. 2.5 (β) and the soft time horizon. The loop uses
+only the generic model interface (``taus``, ``layer_weights``, ``layer_biases``,
+``prune``, ``config``), never the architecture's name.
+
+Resume is exact: a checkpoint holds the model, optimiser and scheduler states, the
+shuffling generator, the epoch, the history and the early-stopping state, so an
+interrupted run continued with ``resume=True`` produces the same history as one that
+never stopped (same machine, same thread count).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from surrogate.config import ModelConfig
+from surrogate.errors import DataFormatError, InputError, SolverError
+from surrogate.normalisation import Normalisation
+from surrogate.penalties import regularisation
+from surrogate.registry import build_model
+from surrogate.runs import (
+    CHECKPOINT_FILE,
+    CONFIG_FILE,
+    HISTORY_FILE,
+    METADATA_FILE,
+    METRICS_FILE,
+    MODEL_FILE,
+    Run,
+    build_loaded_model,
+    dataset_info,
+    load_checkpoint,
+    plain_state_dict,
+    predict_array,
+    relative_l2_error,
+    save_checkpoint,
+    save_run,
+)
+from surrogate.train_config import TrainConfig
+
+ProgressCallback = Callable[[int, int, str], None]
+EpochCallback = Callable[[dict[str, Any]], None]
+SPLITS = ("train", "val", "test")
+# Fields of TrainConfig that a resumed run may change (they do not alter the trajectory
+# before the new settings take effect).
+RESUMABLE_CHANGES = ("epochs", "device", "checkpoint_every", "patience")
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during training: ``checkpoint`` (or None) holds the state after ``epoch``."""
+
+    def __init__(self, epoch: int, checkpoint: Path | None) -> None:
+        super().__init__(f"training interrupted after epoch {epoch}")
+        self.epoch = epoch
+        self.checkpoint = checkpoint
+
+
+# ------------------------------------------------------------------------------ small helpers
+
+
+def resolve_device(name: str) -> torch.device:
+    """``cpu``, ``cuda`` or ``auto`` (cuda when available) -> torch.device."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise InputError("device 'cuda' requested but torch sees no CUDA device; use "
+                         "--device cpu or auto")
+    if name not in ("cpu", "cuda"):
+        raise InputError(f"unknown device {name!r}; choose one of: cpu, cuda, auto")
+    return torch.device(name)
+
+
+def torch_dtype(name: str) -> torch.dtype:
+    """``float32`` | ``float64`` -> torch dtype."""
+    return {"float32": torch.float32, "float64": torch.float64}[name]
+
+
+def seed_streams(seed: int) -> tuple[int, int]:
+    """(model initialisation seed, batch shuffling seed) from ``SeedSequence(seed)``."""
+    children = np.random.SeedSequence(seed).spawn(2)
+    return tuple(int(c.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)) for c in children)
+
+
+def model_config_for(dataset: Any, options: ModelConfig | Mapping[str, Any]) -> ModelConfig:
+    """The ModelConfig of ``options`` with in/out sizes taken from the dataset's columns."""
+    d_in, d_out = int(dataset.inputs.shape[-1]), int(dataset.targets.shape[-1])
+    if isinstance(options, ModelConfig):
+        options = options.to_dict()
+    options = dict(options)
+    for key, size in (("in_features", d_in), ("out_features", d_out)):
+        if options.get(key, size) != size:
+            raise InputError(f"model {key}={options[key]} does not match the dataset's "
+                             f"{size} columns")
+        options[key] = size
+    options.setdefault("arch", "resnet")
+    return ModelConfig.from_dict(options)
+
+
+def build_initial_model(config: ModelConfig, seed: int) -> nn.Module:
+    """The untrained network, initialised from ``seed`` without touching torch's global RNG."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return build_model(config)
+
+
+def make_optimizer(params, config: TrainConfig) -> torch.optim.Optimizer:
+    """Adam, SGD (steepest descent, optional momentum) or L-BFGS (strong Wolfe line search,
+    up to 20 iterations per step, i.e. per batch and epoch)."""
+    params = list(params)
+    if config.optimizer == "adam":
+        return torch.optim.Adam(params, lr=config.lr)
+    if config.optimizer == "sgd":
+        return torch.optim.SGD(params, lr=config.lr, momentum=config.momentum)
+    return torch.optim.LBFGS(params, lr=config.lr, max_iter=20,
+                             history_size=config.lbfgs_history, line_search_fn="strong_wolfe")
+
+
+class _CosineFactor:
+    """lr(e)/lr = r + (1 − r)(1 + cos(π min(e, E)/E))/2 with r = lr_min/lr (closed form)."""
+
+    def __init__(self, epochs: int, ratio: float) -> None:
+        self.epochs, self.ratio = epochs, ratio
+
+    def __call__(self, epoch: int) -> float:
+        progress = min(epoch, self.epochs) / self.epochs
+        return self.ratio + (1.0 - self.ratio) * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def make_scheduler(optimizer: torch.optim.Optimizer, config: TrainConfig):
+    """The per-epoch LR schedule (None for ``"none"``)."""
+    sched = torch.optim.lr_scheduler
+    if config.schedule == "cosine":
+        return sched.LambdaLR(optimizer, _CosineFactor(config.epochs, config.lr_min / config.lr))
+    if config.schedule == "step":
+        return sched.StepLR(optimizer, step_size=config.step_every, gamma=config.step_factor)
+    if config.schedule == "plateau":
+        return sched.ReduceLROnPlateau(optimizer, factor=config.step_factor,
+                                       patience=config.step_every, min_lr=config.lr_min)
+    return None
+
+
+def data_loss(prediction: Tensor, target: Tensor) -> Tensor:
+    """J = 1/(2N) Σ_i ‖prediction_i − target_i‖² (the paper's mean squared error, §2.2)."""
+    return 0.5 * (prediction - target).pow(2).sum(dim=1).mean()
+
+
+def layer_gradient_squares(model: nn.Module) -> Tensor:
+    """Squared gradient norms per layer: hidden layers 0 … depth−1 (W and b), the output
+    layer, then all remaining parameters (the steps); shape (depth + 2,)."""
+    weights, biases = model.layer_weights(), model.layer_biases()
+
+    def sq(tensors) -> Tensor:
+        grads = [t.grad for t in tensors if t.grad is not None]
+        if not grads:
+            return weights[0].new_zeros(())
+        return sum(g.pow(2).sum() for g in grads)
+
+    layered = {id(t) for t in (*weights, *biases)}
+    others = [p for p in model.parameters() if id(p) not in layered]
+    parts = [sq((w, b)) for w, b in zip(weights[:-1], biases, strict=True)]
+    return torch.stack([*parts, sq(weights[-1:]), sq(others)])
+
+
+def _split_tensors(dataset: Any, normalisation: Normalisation, name: str, device, dtype
+                   ) -> tuple[Tensor, Tensor]:
+    inputs, targets = dataset.split(name)
+    x = torch.as_tensor(normalisation.normalise_inputs(inputs), dtype=dtype, device=device)
+    y = torch.as_tensor(normalisation.normalise_targets(targets), dtype=dtype, device=device)
+    return x, y
+
+
+def _format_taus(taus: list[float], limit: int = 6) -> str:
+    shown = " ".join(f"{t:.3g}" for t in taus[:limit])
+    return f"[{shown}{' …' if len(taus) > limit else ''}]"
+
+
+@contextlib.contextmanager
+def deferred_interrupt() -> Iterator[dict[str, bool]]:
+    """Hold the first Ctrl-C until the epoch ends (a second one interrupts at once).
+
+    Only in the main thread with Python's default SIGINT handler; elsewhere a no-op.
+    """
+    flag = {"hit": False}
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield flag
+        return
+
+    def handler(signum, frame):
+        if flag["hit"]:
+            raise KeyboardInterrupt
+        flag["hit"] = True
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+# ------------------------------------------------------------------------------ training state
+
+
+@dataclass
+class TrainingState:
+    """Everything that evolves during training (what a checkpoint stores)."""
+
+    model: nn.Module
+    optimizer: torch.optim.Optimizer
+    scheduler: Any
+    generator: torch.Generator
+    epoch: int = 0
+    history: list[dict[str, Any]] = field(default_factory=list)
+    layer_ids: list[int] = field(default_factory=list)
+    prune_events: list[dict[str, Any]] = field(default_factory=list)
+    best_val: float = math.inf
+    best_epoch: int = 0
+    best_state: dict[str, Tensor] | None = None
+    bad_epochs: int = 0
+    stop_reason: str | None = None
+    train_seconds: float = 0.0
+
+
+def new_state(model: nn.Module, config: TrainConfig, shuffle_seed: int) -> TrainingState:
+    """Fresh optimiser, schedule and shuffling generator for ``model``."""
+    optimizer = make_optimizer(model.parameters(), config)
+    generator = torch.Generator().manual_seed(shuffle_seed)
+    return TrainingState(model=model, optimizer=optimizer,
+                         scheduler=make_scheduler(optimizer, config), generator=generator,
+                         layer_ids=list(range(model.config.depth)))
+
+
+def checkpoint_payload(state: TrainingState, config: TrainConfig,
+                       normalisation: Normalisation, dataset: Mapping[str, Any]) -> dict:
+    """The checkpoint of ``state`` (plain containers and tensors: weights_only-loadable)."""
+    return {
+        "epoch": state.epoch,
+        "model_config": state.model.config.to_dict(),
+        "model": plain_state_dict(state.model),
+        "optimizer": state.optimizer.state_dict(),
+        "scheduler": None if state.scheduler is None else state.scheduler.state_dict(),
+        "generator": state.generator.get_state(),
+        "history": [dict(row) for row in state.history],
+        "layer_ids": list(state.layer_ids),
+        "prune_events": [dict(e) for e in state.prune_events],
+        "best": {"val": state.best_val, "epoch": state.best_epoch, "state": state.best_state,
+                 "bad_epochs": state.bad_epochs},
+        "stop_reason": state.stop_reason,
+        "train_seconds": state.train_seconds,
+        "train_config": config.to_dict(),
+        "normalisation": normalisation.to_dict(),
+        "dataset": dict(dataset),
+    }
+
+
+def restore_state(payload: Mapping[str, Any], config: TrainConfig, device, dtype,
+                  source: Path) -> TrainingState:
+    """Rebuild the TrainingState a checkpoint describes (model, optimiser, schedule, RNG)."""
+    try:
+        model_config = ModelConfig.from_dict(payload["model_config"])
+        model = build_loaded_model(model_config, payload["model"], source).to(device, dtype)
+        model.train()
+        state = new_state(model, config, 0)
+        state.optimizer.load_state_dict(payload["optimizer"])
+        if state.scheduler is not None and payload["scheduler"] is not None:
+            state.scheduler.load_state_dict(payload["scheduler"])
+        state.generator.set_state(payload["generator"])
+        best = payload["best"]
+        state.epoch = int(payload["epoch"])
+        state.history = [dict(row) for row in payload["history"]]
+        state.layer_ids = [int(i) for i in payload["layer_ids"]]
+        state.prune_events = [dict(e) for e in payload["prune_events"]]
+        state.best_val, state.best_epoch = float(best["val"]), int(best["epoch"])
+        state.best_state = best["state"]
+        state.bad_epochs = int(best["bad_epochs"])
+        state.stop_reason = payload["stop_reason"]
+        state.train_seconds = float(payload["train_seconds"])
+    except (KeyError, TypeError, ValueError, RuntimeError, InputError) as exc:
+        raise DataFormatError(f"{source}: incomplete or inconsistent checkpoint "
+                              f"({type(exc).__name__}: {exc})") from None
+    return state
+
+
+# --------------------------------------------------------------------------------- one epoch
+
+
+def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor
+                ) -> tuple[float, float, list[float]]:
+    """One pass over the training split; returns (data loss J, penalty, per-layer grad norms).
+
+    J is averaged over the batches (weighted by batch size) at the parameters each batch
+    saw; grad norms are root-mean-square over the batches.
+    """
+    model, optimizer = state.model, state.optimizer
+    n = x.shape[0]
+    full = config.batch_size is None or config.batch_size >= n
+    if full:
+        batches = [None]
+    else:
+        order = torch.randperm(n, generator=state.generator).to(x.device)
+        batches = list(torch.split(order, config.batch_size))
+    penalty_args = {"lambda1": config.lambda1, "lambda2": config.lambda2, "beta": config.beta,
+                    "horizon_weight": config.horizon_weight}
+    data_sum = x.new_zeros(())
+    penalty_sum = x.new_zeros(())
+    grad_sq_sum = None
+    for index in batches:
+        xb, yb = (x, y) if index is None else (x[index], y[index])
+        seen: dict[str, Tensor] = {}
+
+        def closure(xb=xb, yb=yb, seen=seen) -> Tensor:
+            optimizer.zero_grad(set_to_none=True)
+            data = data_loss(model(xb), yb)
+            penalty = regularisation(model, **penalty_args)
+            total = data + penalty
+            total.backward()
+            if not seen:
+                seen["data"], seen["penalty"] = data.detach(), penalty.detach()
+                seen["grad_sq"] = layer_gradient_squares(model).detach()
+            return total
+
+        if config.optimizer == "lbfgs":
+            optimizer.step(closure)
+        else:
+            closure()
+            if config.grad_clip is not None:
+                nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+            optimizer.step()
+        weight = xb.shape[0] / n
+        data_sum = data_sum + weight * seen["data"]
+        penalty_sum = penalty_sum + weight * seen["penalty"]
+        grad_sq_sum = seen["grad_sq"] if grad_sq_sum is None else grad_sq_sum + seen["grad_sq"]
+    grad_norms = (grad_sq_sum / len(batches)).sqrt().tolist()
+    return float(data_sum), float(penalty_sum), grad_norms
+
+
+def evaluate_loss(model: nn.Module, x: Tensor, y: Tensor, batch_size: int = 65536) -> float | None:
+    """J on a split without gradients (None for an empty split)."""
+    if x.shape[0] == 0:
+        return None
+    with torch.no_grad():
+        total = sum(float(data_loss(model(x[i:i + batch_size]), y[i:i + batch_size]))
+                    * min(batch_size, x.shape[0] - i) for i in range(0, x.shape[0], batch_size))
+    return total / x.shape[0]
+
+
+def _epoch_record(state: TrainingState, train_loss: float, penalty: float, val_loss: float | None,
+                  grad_norms: list[float], lr: float, seconds: float) -> dict[str, Any]:
+    """One history row; τ and gradient columns are named by the layer's original index."""
+    with torch.no_grad():
+        taus = [float(t) for t in state.model.taus().detach().cpu()]
+    record: dict[str, Any] = {"epoch": state.epoch, "train_loss": train_loss,
+                              "penalty": penalty, "objective": train_loss + penalty,
+                              "val_loss": val_loss, "lr": lr, "seconds": seconds,
+                              "depth": len(taus)}
+    for layer, tau in zip(state.layer_ids, taus, strict=True):
+        record[f"tau_{layer}"] = tau
+    for layer, norm in zip(state.layer_ids, grad_norms[:-2], strict=True):
+        record[f"grad_norm_{layer}"] = norm
+    record["grad_norm_output"] = grad_norms[-2]
+    record["grad_norm_steps"] = grad_norms[-1]
+    return record
+
+
+def _prune_in_training(state: TrainingState, config: TrainConfig) -> dict[str, Any] | None:
+    """Delete hidden layers with τ < prune_tol (model.prune); rebuild the optimiser, keep the
+    schedule's position and the current lr. Returns the logged event or None."""
+    with torch.no_grad():
+        taus = [float(t) for t in state.model.taus().cpu()]
+    new_model, removed, new_config = state.model.prune(config.prune_tol)
+    if not removed:
+        return None
+    event = {"epoch": state.epoch, "removed_layers": [state.layer_ids[k] for k in removed],
+             "removed_taus": [taus[k] for k in removed], "depth_before": len(taus),
+             "depth_after": new_config.depth}
+    state.layer_ids = [i for k, i in enumerate(state.layer_ids) if k not in removed]
+    lrs = [group["lr"] for group in state.optimizer.param_groups]
+    new_model.train()
+    state.model = new_model
+    state.optimizer = make_optimizer(new_model.parameters(), config)
+    old_scheduler, state.scheduler = state.scheduler, make_scheduler(state.optimizer, config)
+    if old_scheduler is not None:
+        state.scheduler.load_state_dict(old_scheduler.state_dict())
+    for group, lr in zip(state.optimizer.param_groups, lrs, strict=True):
+        group["lr"] = lr
+    state.best_val, state.best_state, state.bad_epochs = math.inf, None, 0
+    state.prune_events.append(event)
+    return event
+
+
+# --------------------------------------------------------------------------------------- fit
+
+
+def _load_data(data: Any) -> Any:
+    from surrogate.datasets import read_dataset
+
+    dataset = data if hasattr(data, "splits") and hasattr(data, "inputs") else read_dataset(data)
+    if getattr(dataset, "kind", "pointwise") != "pointwise":
+        raise InputError(f"{dataset.path}: fit trains on pointwise datasets, this one is "
+                         f"{dataset.kind!r}")
+    if len(dataset.splits.get("train", ())) == 0:
+        raise InputError(f"{dataset.path}: the train split is empty")
+    for label in ("inputs", "targets"):
+        if not np.isfinite(getattr(dataset, label)).all():
+            raise InputError(f"{dataset.path}: {label} contain non-finite values")
+    return dataset
+
+
+def _prepare_run_dir(out_dir: Path, resume: bool, overwrite: bool) -> None:
+    known = (MODEL_FILE, CONFIG_FILE, METADATA_FILE, HISTORY_FILE, METRICS_FILE, CHECKPOINT_FILE)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"output {out_dir} exists and is not a directory")
+    if resume:
+        if not (out_dir / CHECKPOINT_FILE).is_file():
+            raise DataFormatError(f"{out_dir / CHECKPOINT_FILE}: no checkpoint to resume from")
+        return
+    present = [name for name in known if (out_dir / name).exists()]
+    if present and not overwrite:
+        raise InputError(f"{out_dir} already holds a run ({', '.join(present)}); use --resume "
+                         "to continue it or --overwrite to replace it")
+    for name in present:
+        (out_dir / name).unlink()
+
+
+def _resume_config(stored: Mapping[str, Any], given: TrainConfig | Mapping | None
+                   ) -> TrainConfig:
+    """The stored TrainConfig with the allowed changes of ``given`` applied."""
+    config = TrainConfig.from_dict(stored)
+    if given is None:
+        return config
+    given = given if isinstance(given, TrainConfig) else TrainConfig.from_dict(
+        {**config.to_dict(), **dict(given)})
+    changed = {k: v for k, v in given.to_dict().items() if stored.get(k) != v}
+    frozen = sorted(set(changed) - set(RESUMABLE_CHANGES))
+    if frozen:
+        detail = ", ".join(f"{k} (stored {stored.get(k)!r}, given {changed[k]!r})"
+                           for k in frozen)
+        raise InputError(f"--resume continues the stored configuration; it may change only "
+                         f"{', '.join(RESUMABLE_CHANGES)}, not {detail}")
+    return replace(config, **{k: changed[k] for k in changed})
+
+
+def fit(data: Any, model: ModelConfig | Mapping[str, Any] | None = None,
+        train: TrainConfig | Mapping[str, Any] | None = None,
+        out_dir: str | os.PathLike = "runs/run", *, resume: bool = False,
+        overwrite: bool = False, on_progress: ProgressCallback | None = None,
+        on_epoch: EpochCallback | None = None) -> Run:
+    """Train a surrogate on a dataset file (or Dataset) and write the run directory.
+
+    ``model``: a ModelConfig or its fields (in/out sizes come from the dataset);
+    ``train``: a TrainConfig or its fields. With ``resume=True`` both are read from
+    ``out_dir/checkpoint.pt`` (``train`` may change only ``RESUMABLE_CHANGES``). Raises
+    SolverError on a non-finite loss (the last good checkpoint is kept) and
+    TrainingInterrupted (a KeyboardInterrupt) on Ctrl-C after checkpointing.
+    """
+    start = time.perf_counter()
+    out_dir = Path(out_dir)
+    _prepare_run_dir(out_dir, resume, overwrite)
+    dataset = _load_data(data)
+    info = dataset_info(dataset)
+    checkpoint_path = out_dir / CHECKPOINT_FILE
+    if resume:
+        payload = load_checkpoint(checkpoint_path)
+        if payload.get("dataset", {}).get("content_hash") != dataset.content_hash:
+            raise InputError(f"{dataset.path} is not the dataset this run was trained on "
+                             f"(hash {dataset.content_hash[:19]}…, run "
+                             f"{str(payload.get('dataset', {}).get('content_hash'))[:19]}…)")
+        config = _resume_config(payload.get("train_config", {}), train)
+        normalisation = Normalisation.from_dict(payload["normalisation"])
+    else:
+        config = train if isinstance(train, TrainConfig) else TrainConfig.from_dict(train or {})
+        model_config = model_config_for(dataset, model or {})
+        normalisation = Normalisation.fit(*dataset.split("train"))
+    device, dtype = resolve_device(config.device), torch_dtype(config.dtype)
+    if resume:
+        state = restore_state(payload, config, device, dtype, checkpoint_path)
+        if state.stop_reason == "early-stopping" and state.epoch < config.epochs:
+            raise InputError(f"{out_dir} stopped early at epoch {state.epoch} (no val "
+                             "improvement); raise --patience to continue it")
+        if state.epoch >= config.epochs:
+            raise InputError(f"{out_dir} already ran all {config.epochs} epochs; pass a "
+                             "larger --epochs to continue it")
+        state.stop_reason = None
+    else:
+        init_seed, shuffle_seed = seed_streams(config.seed)
+        net = build_initial_model(model_config, init_seed).to(device, dtype)
+        if config.prune_every is not None:
+            net.prune(0.0)  # fails now (InputError) for architectures that cannot be pruned
+        state = new_state(net, config, shuffle_seed)
+
+    x_train, y_train = _split_tensors(dataset, normalisation, "train", device, dtype)
+    x_val, y_val = _split_tensors(dataset, normalisation, "val", device, dtype)
+    progress = on_progress or (lambda done, total, description: None)
+    last_saved: int | None = int(payload["epoch"]) if resume else None
+    at_boundary = True
+    try:
+        with deferred_interrupt() as interrupt:
+            while state.epoch < config.epochs and state.stop_reason is None:
+                at_boundary = False
+                tic = time.perf_counter()
+                state.epoch += 1
+                state.model.train()
+                train_loss, penalty, grad_norms = train_epoch(state, config, x_train, y_train)
+                val_loss = evaluate_loss(state.model, x_val, y_val)
+                lr = state.optimizer.param_groups[0]["lr"]
+                bad = [name for name, v in (("training", train_loss), ("penalty", penalty),
+                                            ("validation", val_loss))
+                       if v is not None and not math.isfinite(v)]
+                if bad:
+                    kept = (f"kept the last good checkpoint {checkpoint_path} (epoch "
+                            f"{last_saved})" if last_saved is not None
+                            else "no checkpoint had been written yet")
+                    raise SolverError(f"{bad[0]} loss is not finite at epoch {state.epoch} "
+                                      f"(lr {lr:g}; try a smaller --lr or --grad-clip); {kept}")
+                monitored = val_loss if val_loss is not None else train_loss + penalty
+                if state.scheduler is not None:
+                    if isinstance(state.scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+                        state.scheduler.step(monitored)
+                    else:
+                        state.scheduler.step()
+                if config.patience is not None:
+                    if monitored < state.best_val:
+                        state.best_val, state.best_epoch, state.bad_epochs = (
+                            monitored, state.epoch, 0)
+                        state.best_state = plain_state_dict(state.model)
+                    else:
+                        state.bad_epochs += 1
+                        if state.bad_epochs >= config.patience:
+                            state.stop_reason = "early-stopping"
+                seconds = time.perf_counter() - tic
+                state.train_seconds += seconds
+                record = _epoch_record(state, train_loss, penalty, val_loss, grad_norms, lr,
+                                       seconds)
+                state.history.append(record)
+                if config.prune_every is not None and state.epoch % config.prune_every == 0:
+                    _prune_in_training(state, config)
+                at_boundary = True
+                taus = [v for k, v in record.items() if k.startswith("tau_")]
+                val_text = "n/a" if val_loss is None else f"{val_loss:.3e}"
+                progress(state.epoch, config.epochs,
+                         f"epoch {state.epoch}/{config.epochs}  train {train_loss:.3e}  "
+                         f"val {val_text}  τ {_format_taus(taus)}")
+                if on_epoch is not None:
+                    on_epoch(record)
+                if interrupt["hit"]:
+                    raise KeyboardInterrupt
+                if state.epoch % config.checkpoint_every == 0:
+                    save_checkpoint(checkpoint_path,
+                                    checkpoint_payload(state, config, normalisation, info))
+                    last_saved = state.epoch
+    except KeyboardInterrupt:
+        if at_boundary:
+            save_checkpoint(checkpoint_path, checkpoint_payload(state, config, normalisation,
+                                                                info))
+            last_saved = state.epoch
+        raise TrainingInterrupted(last_saved or 0,
+                                  checkpoint_path if last_saved is not None else None) from None
+    if state.stop_reason is None:
+        state.stop_reason = "completed"
+    save_checkpoint(checkpoint_path, checkpoint_payload(state, config, normalisation, info))
+    if state.best_state is not None:
+        state.model.load_state_dict(state.best_state)
+    state.model.eval()
+    metrics = run_metrics(state, dataset, normalisation, config)
+    metrics["fit_seconds"] = time.perf_counter() - start
+    extra = {"layer_ids": state.layer_ids, "pruning": state.prune_events}
+    save_run(out_dir, model=state.model, train_config=config, normalisation=normalisation,
+             dataset=info, history=state.history, metrics=metrics, extra=extra)
+    return Run(path=out_dir, model=state.model, model_config=state.model.config,
+               train_config=config.to_dict(), normalisation=normalisation, dataset=info,
+               history=list(state.history), metrics=metrics, extra=extra)
+
+
+def split_errors(model: nn.Module, dataset: Any, normalisation: Normalisation
+                 ) -> dict[str, float | None]:
+    """Relative L² error ‖u_NN − u‖/‖u‖ per split in physical units (None for empty splits)."""
+    errors: dict[str, float | None] = {}
+    for name in SPLITS:
+        if name not in dataset.splits or len(dataset.splits[name]) == 0:
+            errors[name] = None
+            continue
+        inputs, targets = dataset.split(name)
+        errors[name] = relative_l2_error(predict_array(model, normalisation, inputs), targets)
+    return errors
+
+
+def run_metrics(state: TrainingState, dataset: Any, normalisation: Normalisation,
+                config: TrainConfig) -> dict[str, Any]:
+    """metrics.json of a finished run: errors per split, τ, sizes, timings, stop reason."""
+    errors = split_errors(state.model, dataset, normalisation)
+    with torch.no_grad():
+        taus = [float(t) for t in state.model.taus().cpu()]
+    last = state.history[-1] if state.history else {}
+    return {
+        "relative_l2_error": errors,
+        **{f"{name}_relative_l2_error": value for name, value in errors.items()},
+        "taus": taus,
+        "layer_ids": list(state.layer_ids),
+        "depth": state.model.config.depth,
+        "parameter_count": int(sum(p.numel() for p in state.model.parameters())),
+        "wall_time_s": state.train_seconds,
+        "epochs_run": state.epoch,
+        "stop_reason": state.stop_reason,
+        "best_epoch": state.best_epoch if state.best_state is not None else state.epoch,
+        "final_train_loss": last.get("train_loss"),
+        "final_val_loss": last.get("val_loss"),
+        "pruning": list(state.prune_events),
+        "device": str(next(state.model.parameters()).device),
+        "dtype": config.dtype,
+        "num_threads": torch.get_num_threads(),
+    }
+
+
+__all__ = ["fit", "TrainingInterrupted", "TrainingState", "train_epoch", "evaluate_loss",
+           "data_loss", "make_optimizer", "make_scheduler", "model_config_for", "resolve_device",
+           "seed_streams", "split_errors", "build_initial_model", "layer_gradient_squares",
+           "RESUMABLE_CHANGES"]

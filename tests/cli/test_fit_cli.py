@@ -1,0 +1,128 @@
+"""``surrogate fit`` / ``surrogate prune`` through the real app: gen-data → fit → prune end to
+end, config files with flag overrides, one-line errors with exit 2, Ctrl-C with exit 130."""
+
+import json
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from surrogate.cli.app import app
+from surrogate.cli.train_commands import ActivationName, Arch
+
+runner = CliRunner()
+TINY = ["--depth", "3", "--width", "6", "--epochs", "12", "--quiet"]
+
+
+@pytest.fixture(autouse=True)
+def single_thread():
+    """Tiny problems: one intra-op thread is fastest (and immune to a loaded machine)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "maxwell.h5"
+    result = runner.invoke(app, ["gen-data", "maxwell", "-n", "200", "--seed", "1", "-o",
+                                 str(path), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_choices_match_the_registry():
+    from surrogate.registry import activation_names, architecture_names
+
+    assert sorted(a.value for a in Arch) == architecture_names()
+    assert sorted(a.value for a in ActivationName) == activation_names()
+
+
+def test_fit_then_prune_end_to_end(data, tmp_path):
+    out = tmp_path / "fdnn"
+    result = runner.invoke(app, ["fit", str(data), "--arch", "frac-dnn", "--tau", "learned",
+                                 "--lambda2", "50", "--lr", "0.05", "-o", str(out), "--json",
+                                 *TINY])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.stdout)
+    assert metrics["epochs_run"] == 12 and len(metrics["taus"]) == 3
+    for name in ("model.pt", "config.json", "metadata.json", "history.csv", "metrics.json",
+                 "checkpoint.pt"):
+        assert (out / name).is_file()
+    config = json.loads((out / "config.json").read_text())
+    assert config["model"]["arch"] == "frac-dnn" and config["model"]["tau"] is None
+    assert config["train"]["lambda2"] == 50.0
+    assert config["dataset"]["input_names"] == ["x1", "x2", "x3", "f1", "f2", "f3", "phi"]
+    tol = sorted(metrics["taus"])[1] * 1.0001  # removes exactly the smallest hidden step
+    result = runner.invoke(app, ["prune", str(out), "--tol", str(tol), "-o",
+                                 str(tmp_path / "p"), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["depth_after"] == report["depth_before"] - len(report["removed"])
+    assert json.loads((tmp_path / "p" / "prune.json").read_text()) == report
+    result = runner.invoke(app, ["prune", str(out), "--tol", "0.01", "-o", str(tmp_path / "p2")])
+    assert result.exit_code == 0 and "rel. L² error before" in result.stdout
+
+
+def test_config_file_with_flag_overrides_is_written_into_the_run(data, tmp_path):
+    toml = tmp_path / "run.toml"
+    toml.write_text('[model]\narch = "resnet"\ntau = 0.5\nwidth = 5\n\n'
+                    '[train]\nlr = 0.02\nepochs = 3\noptimizer = "sgd"\n')
+    out = tmp_path / "r"
+    result = runner.invoke(app, ["fit", str(data), "--config", str(toml), "--lr", "0.03",
+                                 "-o", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    config = json.loads((out / "config.json").read_text())
+    assert config["model"]["tau"] == 0.5 and config["model"]["width"] == 5
+    assert config["train"]["lr"] == 0.03 and config["train"]["optimizer"] == "sgd"
+    assert config["train"]["epochs"] == 3
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tau", "abc"], "tau must be 'learned' or a number > 0"),
+    (["--epochs", "0"], "epochs must be an integer >= 1"),
+    (["--gamma", "1.5"], "gamma must lie in (0, 1)"),
+    (["--resume"], "no checkpoint to resume from"),
+])
+def test_bad_fit_input_is_one_line_and_exit_2(data, tmp_path, args, message):
+    result = runner.invoke(app, ["fit", str(data), "-o", str(tmp_path / "x"), *args])
+    assert result.exit_code == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0]
+
+
+def test_missing_dataset_and_missing_run_are_one_line(tmp_path):
+    result = runner.invoke(app, ["fit", str(tmp_path / "none.h5"), "-o", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "does not exist" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    result = runner.invoke(app, ["prune", str(tmp_path / "norun")])
+    assert result.exit_code == 2 and "does not exist" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_unknown_architecture_exits_2(data, tmp_path):
+    result = runner.invoke(app, ["fit", str(data), "--arch", "transformer"])
+    assert result.exit_code == 2 and "transformer" in result.output
+
+
+def test_ctrl_c_checkpoints_and_exits_130(data, tmp_path, monkeypatch):
+    import surrogate.training as training
+
+    real_epoch = training.train_epoch
+
+    def interrupted_epoch(state, config, x, y):
+        if state.epoch == 4:
+            raise KeyboardInterrupt
+        return real_epoch(state, config, x, y)
+
+    monkeypatch.setattr(training, "train_epoch", interrupted_epoch)
+    out = tmp_path / "c"
+    result = runner.invoke(app, ["fit", str(data), "-o", str(out), "--checkpoint-every", "1",
+                                 *TINY])
+    assert result.exit_code == 130
+    assert "epoch 3" in result.stderr and "--resume" in result.stderr
+    monkeypatch.setattr(training, "train_epoch", real_epoch)
+    result = runner.invoke(app, ["fit", str(data), "-o", str(out), "--resume", "-q"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "metrics.json").read_text())["epochs_run"] == 12
