@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from surrogate import __version__
-from surrogate.cli import fem_commands
+from surrogate.cli import data_commands, evaluate_commands, fem_commands, train_commands
 from surrogate.cli.common import state
 
 app = typer.Typer(
@@ -39,7 +39,8 @@ def _root(
     state.debug = debug
 
 
-fem_commands.register(app)
+for _module in (fem_commands, data_commands, train_commands, evaluate_commands):
+    _module.register(app)
 
 
 def main() -> None:

@@ -1,0 +1,207 @@
+"""`surrogate evaluate` / `surrogate report` on the real app through CliRunner.
+
+Tiny runs are trained with `surrogate fit` on a tiny `gen-data` dataset (few epochs, width 8).
+"""
+
+import json
+import shutil
+from pathlib import Path
+
+import meshio
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from surrogate.cli.app import app
+from surrogate.fem.vtk import read_pvd
+
+runner = CliRunner()
+
+
+def _invoke(*args: str):
+    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    """Two tiny runs (resnet with learned τ, frac-dnn with fixed τ = 0.5) of one dataset."""
+    root = tmp_path_factory.mktemp("runs")
+    data = root / "maxwell.h5"
+    result = _invoke("gen-data", "maxwell", "--domain", "cylinder", "-n", "400", "--seed", "1",
+                     "-o", data, "--quiet")
+    assert result.exit_code == 0, result.output
+    out = {}
+    for name, extra in (("resnet", ["--arch", "resnet", "--tau", "learned"]),
+                        ("fdnn", ["--arch", "frac-dnn", "--tau", "0.5"])):
+        result = _invoke("fit", data, *extra, "--width", "8", "--depth", "2", "--epochs", "5",
+                         "-o", root / name, "--quiet")
+        assert result.exit_code == 0, result.output
+        out[name] = root / name
+    return out
+
+
+def _edited_copy(run: Path, dest: Path, **dataset) -> Path:
+    """A copy of a run whose recorded dataset description is changed."""
+    shutil.copytree(run, dest)
+    config = json.loads((dest / "config.json").read_text())
+    config["dataset"].update(dataset)
+    (dest / "config.json").write_text(json.dumps(config))
+    return dest
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+def test_evaluate_writes_json_with_resolved_options_and_prints_tables(runs, tmp_path):
+    out = tmp_path / "out"
+    result = _invoke("evaluate", runs["resnet"], runs["fdnn"], "--domain", "cube",
+                     "--levels", "1-2", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "N0 best" in result.output and "resnet" in result.output
+    payload = json.loads((out / "evaluation.json").read_text())
+    assert payload["options"]["levels"] == [1, 2] and payload["options"]["fem"] == "best"
+    assert payload["options"]["slice"] == "x3=0.5" and payload["reference"] == "exact"
+    assert [(r["domain"], r["level"]) for r in payload["records"]] == [("cube", 1), ("cube", 2)]
+    for record in payload["records"]:
+        assert set(record["runs"]) == {"resnet", "fdnn"}
+        for rec in record["runs"].values():
+            assert rec["l2_error"] > 0 and rec["seconds"]["inference"] > 0
+            assert rec["inside"]["l2_error"] ** 2 + rec["outside"]["l2_error"] ** 2 == \
+                pytest.approx(rec["l2_error"] ** 2, rel=1e-10)
+    fem = [r["fem"]["l2_error"] for r in payload["records"]]
+    assert fem[1] < fem[0]
+    assert payload["runs"]["resnet"]["tau_mode"] == "learned"
+    assert len(payload["runs"]["resnet"]["taus"]) == 2
+    assert _leftovers(tmp_path) == []
+
+
+def test_evaluate_json_flag_prints_the_payload(runs, tmp_path):
+    result = _invoke("evaluate", runs["fdnn"], "--levels", "1", "--fem", "none",
+                     "--out", tmp_path / "o", "--json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["records"][0]["fem"] is None
+    assert payload["records"][0]["runs"]["fdnn"]["speedup_vs_fem"] is None
+
+
+def test_evaluate_with_vtk_plots_and_report(runs, tmp_path):
+    out = tmp_path / "out"
+    result = _invoke("evaluate", runs["resnet"], runs["fdnn"], "--domain", "cube",
+                     "--domain", "ball", "--levels", "1-2", "--out", out, "--vtk", out / "vtk",
+                     "--report", "--quiet")
+    assert result.exit_code == 0, result.output
+    for domain in ("cube", "ball"):
+        entries = read_pvd(out / "vtk" / f"{domain}.pvd")
+        assert [level for level, _ in entries] == [1.0, 2.0]
+        for _, name in entries:
+            mesh = meshio.read(out / "vtk" / name)
+            for key in ("u_exact", "u_nn", "u_nn_fdnn", "u_fem", "error_nn", "error_fem"):
+                assert key in mesh.point_data
+            assert mesh.point_data["u_nn"].shape == (len(mesh.points), 3)
+            np.testing.assert_allclose(
+                mesh.point_data["error_nn"],
+                np.linalg.norm(mesh.point_data["u_nn"] - mesh.point_data["u_exact"], axis=1))
+    pngs = sorted(p.name for p in (out / "plots").glob("*.png"))
+    for name in ("error_vs_h.png", "training_loss.png", "taus.png", "slice_error.png",
+                 "slice_quiver_resnet.png", "slice_quiver_fdnn.png"):
+        assert name in pngs
+    page = (out / "index.html").read_text()
+    assert "src='plots/error_vs_h.png'" in page
+    payload = json.loads((out / "evaluation.json").read_text())
+    assert payload["outputs"]["report"].endswith("index.html")
+    assert set(payload["figures"]["figures"]) >= {"error_vs_h", "slice_error"}
+
+
+def test_report_command_writes_index_html(runs, tmp_path):
+    out = tmp_path / "report"
+    result = _invoke("report", runs["resnet"], "--levels", "1", "--out", out, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert (out / "index.html").is_file() and (out / "plots" / "error_vs_h.png").is_file()
+
+
+def _assert_one_line_error(result, *fragments: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def test_missing_run_directory_exits_2_without_output(runs, tmp_path):
+    out = tmp_path / "out"
+    result = _invoke("evaluate", runs["resnet"], tmp_path / "nope", "--levels", "1",
+                     "--out", out, "--vtk", tmp_path / "vtk")
+    _assert_one_line_error(result, "nope", "does not exist")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_run_trained_on_another_problem_exits_2_without_output(runs, tmp_path):
+    other = _edited_copy(runs["fdnn"], tmp_path / "runs" / "heat", problem="heat")
+    out = tmp_path / "out"
+    result = _invoke("evaluate", other, "--problem", "maxwell", "--levels", "1", "--out", out)
+    _assert_one_line_error(result, "'heat'", "'maxwell'")
+    result = _invoke("evaluate", runs["resnet"], other, "--levels", "1", "--out", out,
+                     "--plots", tmp_path / "plots")
+    _assert_one_line_error(result, "trained on problem 'heat'")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
+
+
+def test_input_names_not_matching_the_problem_exit_2_without_output(runs, tmp_path):
+    bad = _edited_copy(runs["resnet"], tmp_path / "runs" / "renamed",
+                       input_names=["x", "y", "z", "f1", "f2", "f3", "phi"])
+    out = tmp_path / "out"
+    result = _invoke("evaluate", bad, "--levels", "1", "--out", out, "--report")
+    _assert_one_line_error(result, "renamed", "takes inputs")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
+
+
+def test_bad_options_exit_2(runs, tmp_path):
+    import torch
+
+    cases = [(["--domain", "torus"], "unknown domain"), (["--levels", "3-1"], "inverted"),
+             (["--slice", "w=2"], "--slice"), (["--fem", "exact"], None)]
+    if not torch.cuda.is_available():
+        cases.append((["--device", "cuda"], "no CUDA device"))
+    for args, fragment in cases:
+        result = _invoke("evaluate", runs["fdnn"], *args, "--out", tmp_path / "o")
+        if fragment is None:  # rejected by Typer's choice check: usage error, exit 2
+            assert result.exit_code == 2
+        else:
+            _assert_one_line_error(result, fragment)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failure_during_evaluation_leaves_no_partial_output(runs, tmp_path, monkeypatch):
+    from surrogate import evaluation
+    from surrogate.errors import SolverError
+
+    real = evaluation.fem_baseline
+    calls = []
+
+    def failing(mesh, problem, method, solver):
+        calls.append(1)
+        if len(calls) == 2:  # level 1 done (its .vtu written), level 2 fails
+            raise SolverError("CG did not converge (stand-in failure)")
+        return real(mesh, problem, method, solver)
+
+    monkeypatch.setattr(evaluation, "fem_baseline", failing)
+    keep = tmp_path / "out"
+    keep.mkdir()
+    (keep / "notes.txt").write_text("user file")
+    result = _invoke("evaluate", runs["fdnn"], "--levels", "1-2", "--out", keep,
+                     "--vtk", tmp_path / "vtk", "--plots", keep / "plots")
+    _assert_one_line_error(result, "did not converge")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert sorted(p.name for p in keep.iterdir()) == ["notes.txt"]
+
+
+def test_rerun_into_an_existing_folder_keeps_unrelated_files(runs, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("user file")
+    for _ in range(2):
+        result = _invoke("evaluate", runs["fdnn"], "--levels", "1", "--out", out, "--quiet")
+        assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["evaluation.json", "notes.txt"]
+    assert _leftovers(tmp_path) == []
