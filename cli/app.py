@@ -15,7 +15,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     help="Neural-network surrogates of PDE solutions, held against finite elements.\n\n"
-    "Example: surrogate fem convergence --domain cube --levels 1-4",
+    "Example (data -> surrogate -> errors on a domain it never saw, next to FEM):\n\n"
+    "surrogate gen-data maxwell -o data/maxwell.h5\n\n"
+    "surrogate fit data/maxwell.h5 --arch frac-dnn -o runs/fdnn\n\n"
+    "surrogate evaluate runs/fdnn --domain cube --levels 1-4 --out out/ --vtk out/vtk --report",
 )
 
 

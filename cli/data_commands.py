@@ -136,8 +136,10 @@ def info(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Validate only; print nothing.")]
     = False,
 ) -> None:
-    """Validate and summarise a dataset file (kind, shapes, names, splits, ranges, hash) or a
-    run directory (architecture, τ, training data, errors).
+    """Validate and summarise a dataset file or a run directory.
+
+    A dataset: kind, shapes, names, splits, ranges, content hash. A run: architecture, τ,
+    training data, errors.
 
     Example: surrogate info data/maxwell.h5 --json   (or: surrogate info runs/frac-dnn)
     """
