@@ -236,24 +236,23 @@ def _print_tables(result: dict[str, Any]) -> None:
     console.print(f"volume inside the training domain (finest levels): {inside}",
                   highlight=False)
 
-    timing = table(f"wall time [s]: N0 basis+assembly+solve vs NN field at the mesh nodes | NN "
-                   f"at every quadrature point ({result.get('inference_device', 'cpu')}), "
-                   f"speed-up over N0 in brackets",
+    timing = table(f"wall time [s]: N0 basis+assembly+solve vs the NN field at the mesh nodes "
+                   f"and the NN at every quadrature point "
+                   f"({result.get('inference_device', 'cpu')}); speed-up over N0 in brackets",
                    [f"{r['domain']} L{r['level']}\n{r['n_nodes']} nodes\n"
                     f"{r['n_quadrature']} pts" for r in records])
     if any(r.get("fem") for r in records):
         timing.add_row(fem_name, *[_sci(((r.get("fem") or {}).get("seconds") or {}).get("total"),
                                         ".3g") for r in records])
     for label in labels:
-        cells = []
-        for r in records:
-            rec = r["runs"][label]
-            cells.append(" | ".join(
-                _sci(rec["seconds"][key], ".2g")
-                + (f" ({rec[speed]:.3g}×)" if rec.get(speed) is not None else "")
-                for key, speed in (("field_on_mesh", "speedup_vs_fem"),
-                                   ("inference", "speedup_vs_fem_quadrature"))))
-        timing.add_row(escape(label), *cells)
+        for key, speed, what in (("field_on_mesh", "speedup_vs_fem", "nodes"),
+                                 ("inference", "speedup_vs_fem_quadrature", "quad. pts")):
+            cells = []
+            for r in records:
+                rec = r["runs"][label]
+                cells.append(_sci(rec["seconds"][key], ".2g")
+                             + (f" ({rec[speed]:.3g}×)" if rec.get(speed) is not None else ""))
+            timing.add_row(f"{escape(label)} ({what})", *cells)
     console.print(timing)
     if result["reference"] != "exact":
         console.print(f"reference: {result['reference']} (no exact solution)", highlight=False)

@@ -285,19 +285,28 @@ def read_config(run_dir: str | os.PathLike) -> dict[str, Any]:
     return config
 
 
+def load_weights_only(path: Path, what: str, *, missing: str) -> Any:
+    """``torch.load(path, weights_only=True)`` on the CPU; DataFormatError naming ``what`` if
+    the file is absent (message ``missing``) or not loadable (crafted pickles, truncation)."""
+    import torch
+
+    if not path.is_file():
+        raise DataFormatError(f"{path}: {missing}")
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - any unpickling failure is a format problem
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataFormatError(f"{path}: not {what} loadable with "
+                              f"torch.load(weights_only=True): {reason}") from None
+
+
 def load_state_dict_file(path: Path) -> dict[str, Any]:
     """A plain state_dict from ``path`` via ``torch.load(weights_only=True)``, else
     DataFormatError (crafted pickles, wrong objects, truncated files are all refused)."""
     import torch
 
-    if not path.is_file():
-        raise DataFormatError(f"{path}: missing (not a complete run directory)")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # noqa: BLE001 - any unpickling failure is a format problem
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataFormatError(f"{path}: not a plain state_dict loadable with "
-                              f"torch.load(weights_only=True): {reason}") from None
+    state = load_weights_only(path, "a plain state_dict",
+                              missing="missing (not a complete run directory)")
     if not isinstance(state, dict) or not all(
             isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
         raise DataFormatError(f"{path}: not a plain state_dict (expected a dict of "
@@ -393,17 +402,8 @@ def save_checkpoint(path: str | os.PathLike, payload: Mapping[str, Any]) -> Path
 
 def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     """Read a checkpoint with ``torch.load(weights_only=True)``; DataFormatError otherwise."""
-    import torch
-
     path = Path(path)
-    if not path.is_file():
-        raise DataFormatError(f"{path}: no checkpoint to resume from")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # noqa: BLE001 - any unpickling failure is a format problem
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataFormatError(f"{path}: not a checkpoint loadable with "
-                              f"torch.load(weights_only=True): {reason}") from None
+    payload = load_weights_only(path, "a checkpoint", missing="no checkpoint to resume from")
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise DataFormatError(f"{path}: not a {CHECKPOINT_FORMAT} file")
     if payload.get("version", 0) > CHECKPOINT_VERSION:

@@ -4,7 +4,6 @@ end, config files with flag overrides, one-line errors with exit 2, Ctrl-C with 
 import json
 
 import pytest
-import torch
 from typer.testing import CliRunner
 
 from surrogate.cli.app import app
@@ -14,13 +13,7 @@ runner = CliRunner()
 TINY = ["--depth", "3", "--width", "6", "--epochs", "12", "--quiet"]
 
 
-@pytest.fixture(autouse=True)
-def single_thread():
-    """Tiny problems: one intra-op thread is fastest (and immune to a loaded machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("single_torch_thread")
 
 
 @pytest.fixture(scope="module")

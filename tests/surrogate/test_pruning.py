@@ -14,14 +14,7 @@ from surrogate.runs import load_run, save_run
 from surrogate.step_sizes import inverse_softplus
 from surrogate.training import fit
 
-
-@pytest.fixture(autouse=True)
-def single_thread():
-    """Tiny problems: one intra-op thread is fastest (and immune to a loaded machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("single_torch_thread")
 
 
 @pytest.fixture(scope="module")

@@ -28,13 +28,7 @@ DATASET = {"path": "/nowhere/maxwell.h5", "content_hash": "sha256:" + "0" * 64,
            "target_names": ["u1", "u2", "u3"], "recipe": {"kind": "maxwell", "n": 10}}
 
 
-@pytest.fixture(autouse=True)
-def single_thread():
-    """Tiny problems: one intra-op thread is fastest (and immune to a loaded machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("single_torch_thread")
 
 
 class Payload:

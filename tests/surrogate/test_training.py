@@ -24,14 +24,7 @@ from surrogate.training import (
     resolve_device,
 )
 
-
-@pytest.fixture(autouse=True)
-def single_thread():
-    """Tiny problems: one intra-op thread is fastest (and immune to a loaded machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("single_torch_thread")
 
 
 @pytest.fixture(scope="module")
