@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Annotated
 
 import typer
 
 from surrogate import __version__
 from surrogate.cli import data_commands, evaluate_commands, fem_commands, train_commands
-from surrogate.cli.common import state
+from surrogate.cli.common import (
+    install_interrupt_handlers,
+    interrupt_exit,
+    interrupt_exit_code,
+    state,
+)
 
 app = typer.Typer(
     name="surrogate",
@@ -40,6 +47,7 @@ def _root(
 ) -> None:
     """Neural-network surrogates of PDE solutions, held against finite elements."""
     state.debug = debug
+    state.interrupt_reported = False  # one interrupt line per command (also in-process)
 
 
 for _module in (fem_commands, data_commands, train_commands, evaluate_commands):
@@ -47,8 +55,38 @@ for _module in (fem_commands, data_commands, train_commands, evaluate_commands):
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: SIGINT/SIGTERM end a command with one line and 130/143.
+
+    A KeyboardInterrupt that escapes the commands' own handling (e.g. during start-up) is
+    turned into exit code 130 by Typer; it is mapped here to the signal that came. Once the
+    command has ended, further interrupt signals are ignored: its outputs are complete.
+    """
+    import signal
+
+    install_interrupt_handlers()
+    code: int | str | None = 0
+    try:
+        try:
+            app()
+        finally:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(signum, signal.SIG_IGN)
+    except SystemExit as exc:
+        code = exc.code
+    except KeyboardInterrupt:  # Typer turns it into SystemExit(130); kept for safety
+        code = 130
+    except Exception:
+        if state.interrupt_signal is None or state.debug:
+            raise
+        code = 130  # a consequence of the interrupt (see common.user_errors)
+    if state.interrupt_signal is not None and code in (130, interrupt_exit_code()):
+        interrupt_exit()  # prints the line unless the command did
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # not sys.exit: after a KeyboardInterrupt raised during start-up imports, CPython was
+        # seen to end the process by SIGINT (status -2) at finalisation, whatever the code
+        os._exit(interrupt_exit_code())
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from surrogate.cli.common import console, progress_display, user_errors, write_json_atomic
+from surrogate.cli.common import console, progress_display, user_errors
 
 
 class Source(str, Enum):
@@ -121,8 +121,8 @@ def gen_maxwell(
 
         get_domain(resolved.domain)  # unknown names fail before any work
         with progress_display(quiet) as on_progress:
-            summary = generate_dataset(resolved, out, on_progress=on_progress)
-        write_json_atomic(_summary_path(out), summary)
+            summary = generate_dataset(resolved, out, on_progress=on_progress,
+                                       summary_path=_summary_path(out))
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
     elif not quiet:

@@ -2,9 +2,10 @@
 
 Everything the user asked for is validated before any output exists (run directories, the
 problem the runs were trained on, their input names, domains, levels, the slice). Outputs are
-then written into temporary sibling folders and moved into place only when complete: on
-error nothing is left behind; an existing output folder keeps files it had that this command
-does not write.
+then written into temporary sibling folders and moved into place only when complete: on an
+error or an interrupt (SIGINT, SIGTERM) nothing is left behind; an existing output folder keeps
+files it had that this command does not write. The move holds interrupt signals back until it
+is done, so an output folder is never half updated.
 """
 
 from __future__ import annotations
@@ -100,21 +101,25 @@ def staged_outputs(targets: list[Path]) -> Iterator[dict[Path, Path]]:
     Folders nested in another target are staged inside that target's temporary folder.
     Temporary folders are siblings of the final ones (same file system, so moves are renames).
     """
+    from surrogate.interrupts import held_signals
+
     finals = [t.resolve() for t in targets]
     roots = [t for t in dict.fromkeys(finals)
              if not any(o != t and _is_within(t, o) for o in finals)]
     created_parents: list[Path] = []
     temps: dict[Path, Path] = {}
     try:
-        for root in roots:
-            missing = [p for p in [root.parent, *root.parent.parents] if not p.exists()]
-            for parent in reversed(missing):
-                parent.mkdir()
-                created_parents.append(parent)
-            temps[root] = Path(tempfile.mkdtemp(prefix=f".{root.name}.tmp-", dir=root.parent))
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temps[root], 0o777 & ~umask)  # mkdtemp creates 0700
+        with held_signals():  # every folder created here is recorded for the clean-up
+            for root in roots:
+                missing = [p for p in [root.parent, *root.parent.parents] if not p.exists()]
+                for parent in reversed(missing):
+                    parent.mkdir()
+                    created_parents.append(parent)
+                temps[root] = Path(tempfile.mkdtemp(prefix=f".{root.name}.tmp-",
+                                                    dir=root.parent))
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(temps[root], 0o777 & ~umask)  # mkdtemp creates 0700
         staged = {}
         for final in finals:
             root = next(r for r in roots if _is_within(final, r))
@@ -128,8 +133,9 @@ def staged_outputs(targets: list[Path]) -> Iterator[dict[Path, Path]]:
             with contextlib.suppress(OSError):
                 parent.rmdir()
         raise
-    for root, tmp in temps.items():
-        _merge_into(tmp, root)
+    with held_signals():  # an interrupt cannot leave a half-merged output folder
+        for root, tmp in temps.items():
+            _merge_into(tmp, root)
 
 
 # ------------------------------------------------------------------------------- validation
@@ -159,9 +165,13 @@ def _validated_inputs(run_dirs: list[Path], domains: list[str] | None, levels: s
             raise DataFormatError(f"run directory {str(path)!r} does not exist"
                                   if not path.exists() else
                                   f"{str(path)!r} is not a run directory")
+    from surrogate.output_paths import check_output_folder
+
     for out in outputs:
         if out is not None and out.exists() and not out.is_dir():
             raise InputError(f"output {str(out)!r} exists and is not a folder")
+        if out is not None:
+            check_output_folder(out)
     axis, value = parse_slice(slice_)
     options = EvaluationOptions(domains=tuple(dict.fromkeys(domains or ["cube"])),
                                 levels=tuple(parse_levels(levels)), fem=fem.value,

@@ -11,7 +11,7 @@ import typer
 
 from surrogate.cli.common import (
     console,
-    err_console,
+    interrupt_exit,
     progress_display,
     user_errors,
     write_json_atomic,
@@ -208,9 +208,7 @@ def fit(
             where = (f"checkpoint {stop.checkpoint} (epoch {stop.epoch}); continue with "
                      f"`surrogate fit {data} -o {out} --resume`" if stop.checkpoint
                      else "no checkpoint written yet")
-            err_console.print(f"interrupted: {where}", style="yellow", highlight=False,
-                              soft_wrap=True)
-            raise typer.Exit(code=130) from None
+            raise interrupt_exit(where) from None
     if as_json:
         from surrogate.runs import json_safe
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -128,29 +129,65 @@ RECIPE_KINDS: dict[str, tuple[type, Callable[..., GeneratedData]]] = {
 }
 
 
+def estimated_file_bytes(recipe: Any) -> int:
+    """Rough size of the dataset file of ``recipe`` in bytes (samples, splits, FEM mesh)."""
+    n = int(getattr(recipe, "n", 0))
+    itemsize = 4 if getattr(recipe, "dtype", "float64") == "float32" else 8
+    size = n * (10 * itemsize + 8) + 64 * 1024  # 7 inputs + 3 targets, split index, header
+    if getattr(recipe, "source", "exact") == "fem":
+        cells = 6 * 8 ** int(getattr(recipe, "level", 1))  # about 6·(2^L)³ tets per unit volume
+        size += cells * (4 * 8 + 8 + 3 * 8)  # cells, dofs (~edges), points
+    return size
+
+
 def generate_dataset(
-    recipe: Any, path: str | os.PathLike, on_progress: ProgressCallback | None = None
+    recipe: Any, path: str | os.PathLike, on_progress: ProgressCallback | None = None,
+    summary_path: str | os.PathLike | None = None,
 ) -> dict[str, Any]:
     """Run the generator registered for ``recipe`` and write the file atomically.
 
-    Returns the summary of the written file (see :func:`dataset_summary`).
+    Before any work the output folder is probed (writable, room for about
+    :func:`estimated_file_bytes`): InputError otherwise. With ``summary_path`` the JSON summary
+    is written there, renamed into place together with the dataset (an interrupt never
+    leaves a summary that belongs to another file). Returns the summary of the written file
+    (see :func:`dataset_summary`).
     """
+    from surrogate.atomic_files import atomic_path
     from surrogate.datasets.summary import dataset_summary
+    from surrogate.interrupts import held_signals
+    from surrogate.output_paths import check_output_file
 
     kind = next((k for k, (cls, _) in RECIPE_KINDS.items() if isinstance(recipe, cls)), None)
     if kind is None:
         raise InputError(f"no generator registered for {type(recipe).__name__}")
+    path = Path(path)
+    check_output_file(path, needed_bytes=estimated_file_bytes(recipe), what="dataset file")
+    if summary_path is not None:
+        check_output_file(summary_path, what="summary file")
     data = RECIPE_KINDS[kind][1](recipe, on_progress)
+    summary: dict[str, Any] = {}
+
+    def commit(tmp: Path, final: Path) -> None:
+        summary.update(dataset_summary(tmp, verify_hash=False), path=str(final))
+        with held_signals():  # file and summary land together
+            if summary_path is None:
+                os.replace(tmp, final)
+                return
+            with atomic_path(summary_path) as summary_tmp:
+                summary_tmp.write_text(json.dumps(summary, indent=2) + "\n")
+                os.replace(tmp, final)
+
     write_dataset(
         path, inputs=data.inputs, targets=data.targets, input_names=data.input_names,
         target_names=data.target_names, splits=data.splits, problem=data.problem,
         domain=data.domain, recipe=data.recipe, seed=data.seed, kind=data.kind,
         time=data.time, mesh=data.mesh, fem=data.fem, dtype=data.dtype, attrs=data.attrs,
+        commit=commit,
     )
     if on_progress is not None:
         on_progress(1, 1, "done")
-    return dataset_summary(Path(path), verify_hash=False)
+    return summary
 
 
 __all__ = ["GeneratedData", "generate_maxwell", "generate_dataset", "add_relative_noise",
-           "RECIPE_KINDS"]
+           "estimated_file_bytes", "RECIPE_KINDS"]

@@ -7,7 +7,7 @@ import datetime as _dt
 import json
 import os
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,13 +86,16 @@ def write_dataset(
     fem: Mapping[str, Any] | None = None,
     dtype: str = "float64",
     attrs: Mapping[str, Any] | None = None,
+    commit: Callable[[Path, Path], None] | None = None,
 ) -> str:
     """Write one dataset file atomically (see datasets/FORMAT.md); return its content hash.
 
     The file is built under a temporary name in the target directory and renamed only
-    when complete; on any exception (KeyboardInterrupt included) the temporary file is
-    removed and no file appears at ``path``. ``mesh``/``fem`` map names to arrays
+    when complete; on any exception (KeyboardInterrupt, a full disk included) the temporary
+    file is removed and no file appears at ``path``. ``mesh``/``fem`` map names to arrays
     (``fem`` may also hold scalar/str entries, stored as attributes of ``fem/``).
+    ``commit(temporary, path)`` puts the complete file in place (default ``os.replace``; a
+    caller may rename companion files at the same moment).
     """
     if dtype not in DTYPES:
         raise InputError(f"unknown dtype {dtype!r}; choose one of: {', '.join(DTYPES)}")
@@ -137,7 +140,7 @@ def write_dataset(
                         _put(group, key, value)
                     else:
                         group.attrs[key] = value
-        os.replace(tmp, path)
+        (commit or os.replace)(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

@@ -20,6 +20,7 @@ from skfem import Basis, BilinearForm, ElementTetN0, ElementTetP1, LinearForm, M
 from skfem.helpers import curl, dot, grad
 
 from surrogate.errors import InputError
+from surrogate.fem.mesh_quality import check_mesh
 from surrogate.fem.quadrature import quadrature_rule
 from surrogate.fem.solvers import SolveInfo, solve_hcurl_spd, solve_maxwell_saddle
 
@@ -82,8 +83,13 @@ def edge_interpolant(mesh: MeshTet, fn, edges: np.ndarray | None = None) -> np.n
 
 def best_approximation(mesh: MeshTet, problem, *, solver: str = "auto", rtol: float = 1e-10
                        ) -> NedelecSolution:
-    """H(curl) best approximation of ``problem.u`` in N0 (the paper's FEM baseline)."""
+    """H(curl) best approximation of ``problem.u`` in N0 (the paper's FEM baseline).
+
+    InputError for a degenerate or inverted mesh (:func:`check_mesh`), SolverError when the
+    linear solve fails (singular factorisation, no convergence).
+    """
     _require_exact(problem)
+    check_mesh(mesh)
     t0 = time.perf_counter()
     basis = Basis(mesh, ElementTetN0(), intorder=ASSEMBLY_INTORDER)
     t1 = time.perf_counter()
@@ -98,8 +104,13 @@ def best_approximation(mesh: MeshTet, problem, *, solver: str = "auto", rtol: fl
 
 def solve_maxwell(mesh: MeshTet, problem, *, solver: str = "auto", rtol: float = 1e-10
                   ) -> NedelecSolution:
-    """Mixed N0 × P1 solve of curl(φ curl u) = f, div u = 0, u × n from the exact u."""
+    """Mixed N0 × P1 solve of curl(φ curl u) = f, div u = 0, u × n from the exact u.
+
+    InputError for a degenerate or inverted mesh (:func:`check_mesh`), SolverError when the
+    linear solve fails (singular factorisation, no convergence).
+    """
     _require_exact(problem)
+    check_mesh(mesh)
     t0 = time.perf_counter()
     bu = Basis(mesh, ElementTetN0(), intorder=ASSEMBLY_INTORDER)
     bp = Basis(mesh, ElementTetP1(), intorder=ASSEMBLY_INTORDER)

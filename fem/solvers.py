@@ -7,6 +7,7 @@ at relative residual ||b − Ax|| / ||b|| ≤ rtol (default 1e-10, far below dis
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -19,6 +20,9 @@ from surrogate.fem.hiptmair_xu import hx_preconditioner
 
 DIRECT_LIMIT = 5_000  # unknowns below which "auto" picks a sparse direct solve (SuperLU fill
 # grows fast in 3D: at ~30k N0 unknowns direct takes 10+ s where CG-HX or MINRES take < 1 s)
+DIRECT_RESIDUAL_LIMIT = 1e-6
+"""Largest relative residual ||b − Ax|| / ||b|| accepted from a direct solve: LU with partial
+pivoting is backward stable (residuals ~1e-14 here), so more means a (nearly) singular matrix."""
 
 
 @dataclass(frozen=True)
@@ -67,9 +71,10 @@ def solve_hcurl_spd(
     F = _free_indices(n, free)
     rhs = b[F] - A[F] @ x + A[F][:, F] @ x[F]
     AFF = sp.csr_matrix(A[F][:, F])
+    _check_finite(AFF, rhs, "N0 system")
     start = time.perf_counter()
     if _use_direct(solver, len(F)):
-        x[F] = spla.spsolve(AFF.tocsc(), rhs)
+        x[F] = _direct(AFF, rhs, "N0 system")
         method, its = "direct", 1
     else:
         prec = hx_preconditioner(AFF, *_aux_operators(basis.mesh, F))
@@ -112,9 +117,10 @@ def solve_maxwell_saddle(
     x = x0.astype(float).copy()
     rhs = rhs_full[F] - K[F] @ x + K[F][:, F] @ x[F]
     KFF = sp.csr_matrix(K[F][:, F])
+    _check_finite(KFF, rhs, "saddle-point system")
     start = time.perf_counter()
     if _use_direct(solver, len(F)):
-        x[F] = spla.spsolve(KFF.tocsc(), rhs)
+        x[F] = _direct(KFF, rhs, "saddle-point system")
         method, its = "direct", 1
     else:
         Fu, Fp = _free_indices(nu, free_u), _free_indices(npp, free_p)
@@ -143,6 +149,36 @@ def _use_direct(solver: str, n: int) -> bool:
     return solver == "direct" or (solver == "auto" and n < DIRECT_LIMIT)
 
 
+def _check_finite(K: sp.csr_matrix, rhs: np.ndarray, name: str) -> None:
+    """SolverError when the system has NaN/inf entries (no solver can make sense of them)."""
+    bad = [what for what, ok in (("matrix", np.isfinite(K.data).all()),
+                                 ("right-hand side", np.isfinite(rhs).all())) if not ok]
+    if bad:
+        raise SolverError(f"the {K.shape[0]}-unknown {name} has non-finite entries in its "
+                          f"{' and '.join(bad)}")
+
+
+def _direct(K: sp.csr_matrix, rhs: np.ndarray, name: str) -> np.ndarray:
+    """Sparse LU solve; SolverError for a singular factorisation or a residual above
+    :data:`DIRECT_RESIDUAL_LIMIT` (a nearly singular, i.e. ill-conditioned, matrix)."""
+    n = K.shape[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", spla.MatrixRankWarning)
+        try:
+            x = np.atleast_1d(spla.spsolve(K.tocsc(), rhs))
+        except (spla.MatrixRankWarning, RuntimeError) as exc:
+            raise SolverError(f"direct solve of the {n}-unknown {name}: the LU factorisation "
+                              f"is singular ({exc}); degenerate mesh or missing boundary "
+                              "conditions?") from None
+    nb = np.linalg.norm(rhs)
+    res = float(np.linalg.norm(rhs - K @ x) / nb) if nb > 0 else float(np.linalg.norm(K @ x))
+    if not np.isfinite(x).all() or not res <= DIRECT_RESIDUAL_LIMIT:
+        raise SolverError(f"direct solve of the {n}-unknown {name} is unreliable: relative "
+                          f"residual {res:.3e} > {DIRECT_RESIDUAL_LIMIT:.0e} (the matrix is "
+                          "singular or ill-conditioned)")
+    return x
+
+
 def _krylov(method, K, rhs, prec, rtol, maxiter, name):
     """Run a preconditioned scipy Krylov method; SolverError if rtol is not reached."""
     count = [0]
@@ -159,10 +195,10 @@ def _krylov(method, K, rhs, prec, rtol, maxiter, name):
         xs, _ = method(K, rhs, x0=xs, rtol=inner, maxiter=maxiter - count[0], M=prec,
                        callback=cb)
         res = float(np.linalg.norm(rhs - K @ xs) / nb)
-        if res <= rtol or count[0] >= maxiter:
+        if res <= rtol or count[0] >= maxiter or not np.isfinite(res):
             break
         inner = max(inner * 0.5 * rtol / res, 1e-15)
-    if res > rtol:
+    if not res <= rtol:  # also a NaN residual (non-finite matrix or preconditioner)
         raise SolverError(
             f"{name} did not converge in {count[0]} iterations: relative residual {res:.3e} "
             f"> rtol {rtol:.1e}"

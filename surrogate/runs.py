@@ -25,6 +25,8 @@ import json
 import math
 import os
 import platform
+import zipfile
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +36,14 @@ import numpy as np
 
 from surrogate.atomic_files import write_atomic, write_text_atomic
 from surrogate.errors import DataFormatError, InputError
+from surrogate.limits import (
+    MAX_COMPRESSION_RATIO,
+    MAX_NESTING,
+    MAX_TEXT_BYTES,
+    memory_budget,
+    memory_ceiling,
+    size_text,
+)
 from surrogate.normalisation import Normalisation
 
 if TYPE_CHECKING:
@@ -48,6 +58,7 @@ CHECKPOINT_VERSION = 1
 MODEL_FILE, CONFIG_FILE, METADATA_FILE = "model.pt", "config.json", "metadata.json"
 HISTORY_FILE, METRICS_FILE, CHECKPOINT_FILE = "history.csv", "metrics.json", "checkpoint.pt"
 _INT_COLUMNS = ("epoch", "depth")
+CONFIG_SECTIONS = ("model", "train", "normalisation", "dataset")
 
 
 # ------------------------------------------------------------------------------ atomic files
@@ -107,6 +118,8 @@ def history_from_csv(text: str) -> list[dict[str, Any]]:
     """Inverse of :func:`history_to_csv`: numbers as float (int for epoch/depth), empty -> None."""
     rows = []
     for raw in csv.DictReader(io.StringIO(text)):
+        if None in raw:
+            raise ValueError(f"row {len(rows) + 1} has more cells than the header")
         row: dict[str, Any] = {}
         for key, cell in raw.items():
             if cell is None or cell == "":
@@ -247,16 +260,49 @@ def save_run(run_dir: str | os.PathLike, *, model: nn.Module,
     return run_dir
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    """A JSON object from ``path``; DataFormatError when missing or not JSON."""
+def _read_text(path: Path) -> str:
+    """Text of a run file: a regular file of at most MAX_TEXT_BYTES, else DataFormatError."""
+    if not path.exists():
+        raise DataFormatError(f"{path}: missing (not a complete run directory)")
+    if not path.is_file():
+        raise DataFormatError(f"{path}: not a regular file")
     try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise DataFormatError(f"{path}: missing (not a complete run directory)") from None
+        size = path.stat().st_size
+        if size > MAX_TEXT_BYTES:
+            raise DataFormatError(f"{path}: {size_text(size)}, larger than the "
+                                  f"{size_text(MAX_TEXT_BYTES)} a run file may have")
+        return path.read_text(encoding="utf-8")
     except (OSError, ValueError) as exc:
-        raise DataFormatError(f"{path}: not valid JSON ({exc})") from None
+        raise DataFormatError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
+
+
+def _nesting_depth(value: Any) -> int:
+    """Deepest nesting of lists/dicts in ``value`` (iterative: no recursion limit)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth + 1)
+            if deepest > MAX_NESTING:
+                break
+            stack.extend((child, depth + 1) for child in item)
+    return deepest
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A JSON object from ``path``; DataFormatError when missing, too big, too deep or not JSON."""
+    text = _read_text(path)
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DataFormatError(f"{path}: not valid JSON ({reason})") from None
     if not isinstance(data, dict):
-        raise DataFormatError(f"{path}: expected a JSON object")
+        raise DataFormatError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    if _nesting_depth(data) > MAX_NESTING:
+        raise DataFormatError(f"{path}: nested deeper than {MAX_NESTING} levels")
     return data
 
 
@@ -271,17 +317,20 @@ def read_config(run_dir: str | os.PathLike) -> dict[str, Any]:
     """``config.json`` of a run, checked for format and the required sections."""
     run_dir = Path(run_dir)
     _check_run_dir(run_dir)
-    config = _read_json(run_dir / CONFIG_FILE)
+    config = read_json_object(run_dir / CONFIG_FILE)
     if config.get("format") != RUN_FORMAT:
         raise DataFormatError(f"{run_dir / CONFIG_FILE}: format is {config.get('format')!r}, "
                               f"expected {RUN_FORMAT!r}")
-    if not isinstance(config.get("version"), int) or config["version"] > RUN_VERSION:
+    version = config.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= RUN_VERSION:
         raise DataFormatError(f"{run_dir / CONFIG_FILE}: unsupported run version "
-                              f"{config.get('version')!r} (this reader: {RUN_VERSION})")
-    missing = [k for k in ("model", "train", "normalisation", "dataset")
-               if not isinstance(config.get(k), dict)]
+                              f"{version!r} (this reader: {RUN_VERSION})")
+    missing = [k for k in CONFIG_SECTIONS if not isinstance(config.get(k), dict)]
     if missing:
-        raise DataFormatError(f"{run_dir / CONFIG_FILE}: missing section(s) {', '.join(missing)}")
+        raise DataFormatError(f"{run_dir / CONFIG_FILE}: missing section(s) {', '.join(missing)} "
+                              f"(each must be a JSON object)")
+    if not isinstance(config.get("extra", {}), dict):
+        raise DataFormatError(f"{run_dir / CONFIG_FILE}: section extra must be a JSON object")
     return config
 
 
@@ -291,13 +340,60 @@ def load_weights_only(path: Path, what: str, *, missing: str) -> Any:
     import torch
 
     if not path.is_file():
-        raise DataFormatError(f"{path}: {missing}")
+        raise DataFormatError(f"{path}: {missing}" if not path.exists()
+                              else f"{path}: not a regular file")
+    _check_torch_zip(path, what)
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        with memory_ceiling(2 * memory_budget()):
+            return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - any unpickling failure is a format problem
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise DataFormatError(f"{path}: not {what} loadable with "
                               f"torch.load(weights_only=True): {reason}") from None
+
+
+def _check_torch_zip(path: Path, what: str) -> None:
+    """Refuse anything but an intact zip-format torch file of a size that fits in memory.
+
+    Runs before ``torch.load``: the declared (uncompressed) sizes are bounded by
+    :func:`~surrogate.limits.memory_budget` and the compression ratio, then every entry's
+    CRC-32 is verified, so a flipped bit in the weights is reported, not loaded.
+    """
+    try:
+        with zipfile.ZipFile(path) as archive:
+            entries = archive.infolist()
+            declared = sum(entry.file_size for entry in entries)
+            stored = sum(entry.compress_size for entry in entries)
+            budget = memory_budget()
+            if declared > budget:
+                raise DataFormatError(f"{path}: declares {size_text(declared)} of data, more "
+                                      f"than the {size_text(budget)} this reader may use")
+            if declared > MAX_COMPRESSION_RATIO * max(stored, 1) + (1 << 20):
+                raise DataFormatError(f"{path}: declares {declared} bytes from {stored} "
+                                      f"compressed bytes (not a file torch.save writes)")
+            bad = archive.testzip()
+    except zipfile.BadZipFile:
+        raise DataFormatError(f"{path}: not {what} (not a zip-format torch file; truncated "
+                              f"or corrupt?)") from None
+    except (OSError, EOFError, zlib.error, NotImplementedError, RuntimeError, ValueError,
+            OverflowError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataFormatError(f"{path}: corrupt zip archive ({reason})") from None
+    if bad is not None:
+        raise DataFormatError(f"{path}: corrupt entry {bad!r} (CRC-32 mismatch)")
+
+
+def check_tensors(state: Mapping[str, Any], source: Path, what: str = "state_dict") -> None:
+    """Every value of ``state`` must be a finite dense CPU float32/float64 tensor."""
+    import torch
+
+    for key, value in state.items():
+        if value.layout != torch.strided or value.device.type != "cpu" \
+                or value.dtype not in (torch.float32, torch.float64):
+            raise DataFormatError(f"{source}: {what} tensor {key!r} is {value.dtype} "
+                                  f"({value.layout}), expected a dense float32/float64 tensor")
+        if not bool(torch.isfinite(value).all()):
+            raise DataFormatError(f"{source}: {what} tensor {key!r} contains NaN or inf")
 
 
 def load_state_dict_file(path: Path) -> dict[str, Any]:
@@ -311,7 +407,25 @@ def load_state_dict_file(path: Path) -> dict[str, Any]:
             isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
         raise DataFormatError(f"{path}: not a plain state_dict (expected a dict of "
                               f"name -> tensor, got {type(state).__name__})")
+    check_tensors(state, path)
     return state
+
+
+def check_config_fits_state(model_config: ModelConfig, state: Mapping[str, Any],
+                             source: Path) -> None:
+    """Refuse a config needing more parameters than ``state`` holds, before building it.
+
+    Every architecture has ``depth`` affine maps and a linear output (networks.py), so a
+    config declaring a huge width or depth is caught without allocating the model.
+    """
+    c = model_config
+    needed = (c.width * (c.in_features + 1) + (c.depth - 1) * c.width * (c.width + 1)
+              + c.width * c.out_features)
+    held = sum(int(v.numel()) for v in state.values())
+    if needed > held:
+        raise DataFormatError(f"{source}: tensor shapes do not match the model config "
+                              f"({c.arch}, depth {c.depth}, width {c.width} needs at least "
+                              f"{needed} parameters, the file holds {held})")
 
 
 def build_loaded_model(model_config: ModelConfig, state: Mapping[str, Any], source: Path
@@ -319,6 +433,7 @@ def build_loaded_model(model_config: ModelConfig, state: Mapping[str, Any], sour
     """The network of ``model_config`` with ``state`` loaded (dtype taken from the state)."""
     from surrogate.registry import build_model
 
+    check_config_fits_state(model_config, state, source)
     model = build_model(model_config)
     expected = model.state_dict()
     if set(state) != set(expected):
@@ -354,26 +469,32 @@ def load_run(run_dir: str | os.PathLike) -> Run:
                               "model's input/output sizes")
     state = load_state_dict_file(run_dir / MODEL_FILE)
     model = build_loaded_model(model_config, state, run_dir / MODEL_FILE)
-    try:
-        history = history_from_csv((run_dir / HISTORY_FILE).read_text())
-    except FileNotFoundError:
-        raise DataFormatError(f"{run_dir / HISTORY_FILE}: missing") from None
-    except (ValueError, csv.Error) as exc:
-        raise DataFormatError(f"{run_dir / HISTORY_FILE}: not a valid history ({exc})") from None
-    metrics = _read_json(run_dir / METRICS_FILE)
-    metadata = _read_json(run_dir / METADATA_FILE)
+    history = read_history(run_dir / HISTORY_FILE)
+    metrics = read_json_object(run_dir / METRICS_FILE)
+    metadata = read_json_object(run_dir / METADATA_FILE)
     return Run(path=run_dir, model=model, model_config=model_config,
                train_config=dict(config["train"]), normalisation=normalisation,
                dataset=dict(config["dataset"]), history=history, metrics=metrics,
                metadata=metadata, extra=dict(config.get("extra") or {}))
 
 
+def read_history(path: Path) -> list[dict[str, Any]]:
+    """``history.csv`` of a run as rows; DataFormatError when missing or malformed."""
+    text = _read_text(path)
+    if not text.strip():
+        raise DataFormatError(f"{path}: empty (expected a header row of column names)")
+    try:
+        return history_from_csv(text)
+    except (ValueError, TypeError, csv.Error) as exc:
+        raise DataFormatError(f"{path}: not a valid history ({exc})") from None
+
+
 def run_summary(run_dir: str | os.PathLike) -> dict[str, Any]:
     """JSON-safe summary of a run (no torch needed): arch, configs, dataset, metrics, epochs."""
     run_dir = Path(run_dir)
     config = read_config(run_dir)
-    metrics = _read_json(run_dir / METRICS_FILE)
-    metadata = _read_json(run_dir / METADATA_FILE)
+    metrics = read_json_object(run_dir / METRICS_FILE)
+    metadata = read_json_object(run_dir / METADATA_FILE)
     model = config["model"]
     dataset = config["dataset"]
     return json_safe({
@@ -406,13 +527,53 @@ def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     payload = load_weights_only(path, "a checkpoint", missing="no checkpoint to resume from")
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise DataFormatError(f"{path}: not a {CHECKPOINT_FORMAT} file")
-    if payload.get("version", 0) > CHECKPOINT_VERSION:
-        raise DataFormatError(f"{path}: checkpoint version {payload.get('version')} is newer "
+    version = payload.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise DataFormatError(f"{path}: checkpoint version {version!r} is not an integer >= 1")
+    if version > CHECKPOINT_VERSION:
+        raise DataFormatError(f"{path}: checkpoint version {version} is newer "
                               f"than this reader ({CHECKPOINT_VERSION})")
+    _check_checkpoint_fields(payload, path)
     return payload
 
 
-__all__ = ["Run", "save_run", "load_run", "run_summary", "read_config", "save_checkpoint",
+_CHECKPOINT_FIELDS: dict[str, tuple[type, ...]] = {
+    "epoch": (int,), "model_config": (dict,), "model": (dict,), "optimizer": (dict,),
+    "scheduler": (dict, type(None)), "history": (list,), "layer_ids": (list,),
+    "prune_events": (list,), "best": (dict,), "stop_reason": (str, type(None)),
+    "train_seconds": (int, float), "train_config": (dict,), "normalisation": (dict,),
+    "dataset": (dict,),
+}
+
+
+def _check_checkpoint_fields(payload: Mapping[str, Any], path: Path) -> None:
+    """The fields resuming needs exist with the right container types; weights are finite."""
+    import torch
+
+    wrong = [key for key, types in _CHECKPOINT_FIELDS.items()
+             if not isinstance(payload.get(key, ...), types) or isinstance(payload[key], bool)]
+    if wrong:
+        raise DataFormatError(f"{path}: checkpoint field(s) {', '.join(wrong)} missing or of "
+                              f"the wrong type")
+    if payload["epoch"] < 0 or not isinstance(payload.get("generator"), torch.Tensor):
+        raise DataFormatError(f"{path}: checkpoint epoch or generator state is invalid")
+    if not all(isinstance(row, dict) for row in payload["history"]) \
+            or not all(isinstance(e, dict) for e in payload["prune_events"]) \
+            or not all(isinstance(i, int) and not isinstance(i, bool)
+                       for i in payload["layer_ids"]):
+        raise DataFormatError(f"{path}: checkpoint history, prune_events or layer_ids malformed")
+    for what, state in (("model", payload["model"]), ("best", payload["best"].get("state"))):
+        if what == "best" and state is None:
+            continue
+        if not isinstance(state, dict) or not all(
+                isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
+            raise DataFormatError(f"{path}: checkpoint {what} weights are not a plain state_dict")
+        check_tensors(state, path, f"checkpoint {what}")
+
+
+__all__ = ["Run", "save_run", "load_run", "run_summary", "read_config", "read_history",
+           "read_json_object", "load_weights_only", "load_state_dict_file", "check_tensors",
+           "check_config_fits_state", "build_loaded_model", "CONFIG_SECTIONS", "save_checkpoint",
            "load_checkpoint", "predict_array", "relative_l2_error", "dataset_info",
            "history_to_csv", "history_from_csv", "write_atomic", "write_json_file",
            "RUN_FORMAT", "MODEL_FILE", "CONFIG_FILE", "METADATA_FILE", "HISTORY_FILE",

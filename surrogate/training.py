@@ -14,13 +14,10 @@ never stopped (same machine, same thread count).
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -31,7 +28,9 @@ from torch import Tensor, nn
 
 from surrogate.config import ModelConfig
 from surrogate.errors import DataFormatError, InputError, SolverError
+from surrogate.interrupts import held_signals
 from surrogate.normalisation import Normalisation
+from surrogate.output_paths import check_output_folder
 from surrogate.penalties import regularisation
 from surrogate.registry import build_model
 from surrogate.runs import (
@@ -59,10 +58,12 @@ SPLITS = ("train", "val", "test")
 # Fields of TrainConfig that a resumed run may change (they do not alter the trajectory
 # before the new settings take effect).
 RESUMABLE_CHANGES = ("epochs", "device", "checkpoint_every", "patience")
+RUN_FILES = (MODEL_FILE, CONFIG_FILE, METADATA_FILE, HISTORY_FILE, METRICS_FILE)
 
 
 class TrainingInterrupted(KeyboardInterrupt):
-    """Ctrl-C during training: ``checkpoint`` (or None) holds the state after ``epoch``."""
+    """Ctrl-C (or SIGTERM turned into KeyboardInterrupt) during training: ``checkpoint`` (or
+    None) holds the state after ``epoch``; ``fit(..., resume=True)`` continues from it."""
 
     def __init__(self, epoch: int, checkpoint: Path | None) -> None:
         super().__init__(f"training interrupted after epoch {epoch}")
@@ -187,30 +188,6 @@ def _split_tensors(dataset: Any, normalisation: Normalisation, name: str, device
 def _format_taus(taus: list[float], limit: int = 6) -> str:
     shown = " ".join(f"{t:.3g}" for t in taus[:limit])
     return f"[{shown}{' …' if len(taus) > limit else ''}]"
-
-
-@contextlib.contextmanager
-def deferred_interrupt() -> Iterator[dict[str, bool]]:
-    """Hold the first Ctrl-C until the epoch ends (a second one interrupts at once).
-
-    Only in the main thread with Python's default SIGINT handler; elsewhere a no-op.
-    """
-    flag = {"hit": False}
-    if threading.current_thread() is not threading.main_thread() \
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        yield flag
-        return
-
-    def handler(signum, frame):
-        if flag["hit"]:
-            raise KeyboardInterrupt
-        flag["hit"] = True
-
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield flag
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 # ------------------------------------------------------------------------------ training state
@@ -422,9 +399,10 @@ def _load_data(data: Any) -> Any:
 
 
 def _prepare_run_dir(out_dir: Path, resume: bool, overwrite: bool) -> None:
-    known = (MODEL_FILE, CONFIG_FILE, METADATA_FILE, HISTORY_FILE, METRICS_FILE, CHECKPOINT_FILE)
+    known = (*RUN_FILES, CHECKPOINT_FILE)
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError(f"output {out_dir} exists and is not a directory")
+    check_output_folder(out_dir, what="run directory")
     if resume:
         if not (out_dir / CHECKPOINT_FILE).is_file():
             raise DataFormatError(f"{out_dir / CHECKPOINT_FILE}: no checkpoint to resume from")
@@ -433,8 +411,27 @@ def _prepare_run_dir(out_dir: Path, resume: bool, overwrite: bool) -> None:
     if present and not overwrite:
         raise InputError(f"{out_dir} already holds a run ({', '.join(present)}); use --resume "
                          "to continue it or --overwrite to replace it")
-    for name in present:
-        (out_dir / name).unlink()
+    with held_signals():  # the old run goes as a whole or not at all
+        for name in present:
+            (out_dir / name).unlink()
+
+
+def run_files_complete(out_dir: Path) -> bool:
+    """True when ``out_dir`` holds every file of a finished run (each written atomically)."""
+    return all((out_dir / name).is_file() for name in RUN_FILES)
+
+
+def _divergence_message(state: TrainingState, what: str, lr: float, kept: str) -> str:
+    """One line: which value became non-finite in which epoch, and the last good epoch."""
+    last = state.history[-1] if state.history else None
+    if last is None:
+        good = "no earlier epoch"
+    else:
+        val = last.get("val_loss")
+        good = (f"last good epoch {last['epoch']}: train loss {last['train_loss']:.3e}"
+                + ("" if val is None else f", val loss {val:.3e}"))
+    return (f"{what} not finite at epoch {state.epoch} ({good}; lr {lr:g}): training diverged, "
+            f"try a smaller --lr or --grad-clip; {kept}")
 
 
 def _resume_config(stored: Mapping[str, Any], given: TrainConfig | Mapping | None
@@ -464,9 +461,14 @@ def fit(data: Any, model: ModelConfig | Mapping[str, Any] | None = None,
 
     ``model``: a ModelConfig or its fields (in/out sizes come from the dataset);
     ``train``: a TrainConfig or its fields. With ``resume=True`` both are read from
-    ``out_dir/checkpoint.pt`` (``train`` may change only ``RESUMABLE_CHANGES``). Raises
-    SolverError on a non-finite loss (the last good checkpoint is kept) and
-    TrainingInterrupted (a KeyboardInterrupt) on Ctrl-C after checkpointing.
+    ``out_dir/checkpoint.pt`` (``train`` may change only ``RESUMABLE_CHANGES``); a run whose
+    training had finished but whose run files were cut off is completed by ``resume``.
+    InputError before any work when ``out_dir`` cannot be written. SolverError in the epoch
+    where a loss or a parameter becomes non-finite, naming the last good epoch (the last
+    checkpoint is kept). An interrupt signal with a Python handler (Ctrl-C; SIGTERM in the
+    command line) is held until the epoch ends, a second one acts at once; then
+    TrainingInterrupted (a KeyboardInterrupt) is raised after checkpointing. The run files are
+    written together: an interrupt never leaves some of them.
     """
     start = time.perf_counter()
     out_dir = Path(out_dir)
@@ -489,13 +491,16 @@ def fit(data: Any, model: ModelConfig | Mapping[str, Any] | None = None,
     device, dtype = resolve_device(config.device), torch_dtype(config.dtype)
     if resume:
         state = restore_state(payload, config, device, dtype, checkpoint_path)
-        if state.stop_reason == "early-stopping" and state.epoch < config.epochs:
-            raise InputError(f"{out_dir} stopped early at epoch {state.epoch} (no val "
-                             "improvement); raise --patience to continue it")
-        if state.epoch >= config.epochs:
-            raise InputError(f"{out_dir} already ran all {config.epochs} epochs; pass a "
-                             "larger --epochs to continue it")
-        state.stop_reason = None
+        finished = state.epoch >= config.epochs or state.stop_reason == "early-stopping"
+        if run_files_complete(out_dir) or not finished:
+            if state.stop_reason == "early-stopping" and state.epoch < config.epochs:
+                raise InputError(f"{out_dir} stopped early at epoch {state.epoch} (no val "
+                                 "improvement); raise --patience to continue it")
+            if state.epoch >= config.epochs:
+                raise InputError(f"{out_dir} already ran all {config.epochs} epochs; pass a "
+                                 "larger --epochs to continue it")
+            state.stop_reason = None
+        # else: training had finished but the run files were cut off: only write them
     else:
         init_seed, shuffle_seed = seed_streams(config.seed)
         net = build_initial_model(model_config, init_seed).to(device, dtype)
@@ -509,7 +514,8 @@ def fit(data: Any, model: ModelConfig | Mapping[str, Any] | None = None,
     last_saved: int | None = int(payload["epoch"]) if resume else None
     at_boundary = True
     try:
-        with deferred_interrupt() as interrupt:
+        # an interrupt signal waits for the end of the epoch (a second one stops at once)
+        with held_signals(python_handlers_only=True, second_passes=True) as interrupt:
             while state.epoch < config.epochs and state.stop_reason is None:
                 at_boundary = False
                 tic = time.perf_counter()
@@ -518,15 +524,18 @@ def fit(data: Any, model: ModelConfig | Mapping[str, Any] | None = None,
                 train_loss, penalty, grad_norms = train_epoch(state, config, x_train, y_train)
                 val_loss = evaluate_loss(state.model, x_val, y_val)
                 lr = state.optimizer.param_groups[0]["lr"]
-                bad = [name for name, v in (("training", train_loss), ("penalty", penalty),
-                                            ("validation", val_loss))
+                bad = [f"{name} loss is" for name, v in (("training", train_loss),
+                                                          ("penalty", penalty),
+                                                          ("validation", val_loss))
                        if v is not None and not math.isfinite(v)]
+                if not bad and not all(bool(torch.isfinite(p).all())
+                                       for p in state.model.parameters()):
+                    bad = ["a parameter is"]
                 if bad:
                     kept = (f"kept the last good checkpoint {checkpoint_path} (epoch "
                             f"{last_saved})" if last_saved is not None
                             else "no checkpoint had been written yet")
-                    raise SolverError(f"{bad[0]} loss is not finite at epoch {state.epoch} "
-                                      f"(lr {lr:g}; try a smaller --lr or --grad-clip); {kept}")
+                    raise SolverError(_divergence_message(state, bad[0], lr, kept))
                 monitored = val_loss if val_loss is not None else train_loss + penalty
                 if state.scheduler is not None:
                     if isinstance(state.scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
@@ -557,30 +566,36 @@ def fit(data: Any, model: ModelConfig | Mapping[str, Any] | None = None,
                          f"val {val_text}  τ {_format_taus(taus)}")
                 if on_epoch is not None:
                     on_epoch(record)
-                if interrupt["hit"]:
-                    raise KeyboardInterrupt
+                interrupt.deliver()  # raises KeyboardInterrupt if a signal came
                 if state.epoch % config.checkpoint_every == 0:
                     save_checkpoint(checkpoint_path,
                                     checkpoint_payload(state, config, normalisation, info))
                     last_saved = state.epoch
-    except KeyboardInterrupt:
-        if at_boundary:
+        if state.stop_reason is None:
+            state.stop_reason = "completed"
+        with held_signals():
             save_checkpoint(checkpoint_path, checkpoint_payload(state, config, normalisation,
                                                                 info))
             last_saved = state.epoch
+        if state.best_state is not None:
+            state.model.load_state_dict(state.best_state)
+        state.model.eval()
+        metrics = run_metrics(state, dataset, normalisation, config)
+        metrics["fit_seconds"] = time.perf_counter() - start
+        extra = {"layer_ids": state.layer_ids, "pruning": state.prune_events}
+        with held_signals() as late:  # the run files appear together
+            save_run(out_dir, model=state.model, train_config=config,
+                     normalisation=normalisation, dataset=info, history=state.history,
+                     metrics=metrics, extra=extra)
+            late.received.clear()  # the run is complete: nothing left to interrupt
+    except KeyboardInterrupt:
+        if at_boundary and last_saved != state.epoch:
+            with held_signals():
+                save_checkpoint(checkpoint_path, checkpoint_payload(state, config,
+                                                                    normalisation, info))
+            last_saved = state.epoch
         raise TrainingInterrupted(last_saved or 0,
                                   checkpoint_path if last_saved is not None else None) from None
-    if state.stop_reason is None:
-        state.stop_reason = "completed"
-    save_checkpoint(checkpoint_path, checkpoint_payload(state, config, normalisation, info))
-    if state.best_state is not None:
-        state.model.load_state_dict(state.best_state)
-    state.model.eval()
-    metrics = run_metrics(state, dataset, normalisation, config)
-    metrics["fit_seconds"] = time.perf_counter() - start
-    extra = {"layer_ids": state.layer_ids, "pruning": state.prune_events}
-    save_run(out_dir, model=state.model, train_config=config, normalisation=normalisation,
-             dataset=info, history=state.history, metrics=metrics, extra=extra)
     return Run(path=out_dir, model=state.model, model_config=state.model.config,
                train_config=config.to_dict(), normalisation=normalisation, dataset=info,
                history=list(state.history), metrics=metrics, extra=extra)
