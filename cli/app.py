@@ -9,7 +9,13 @@ from typing import Annotated
 import typer
 
 from surrogate import __version__
-from surrogate.cli import data_commands, evaluate_commands, fem_commands, train_commands
+from surrogate.cli import (
+    data_commands,
+    evaluate_commands,
+    fem_commands,
+    train_commands,
+    validate_commands,
+)
 from surrogate.cli.common import (
     install_interrupt_handlers,
     interrupt_exit,
@@ -50,8 +56,40 @@ def _root(
     state.interrupt_reported = False  # one interrupt line per command (also in-process)
 
 
-for _module in (fem_commands, data_commands, train_commands, evaluate_commands):
+for _module in (fem_commands, data_commands, train_commands, evaluate_commands,
+                validate_commands):
     _module.register(app)
+
+
+def _click_exceptions() -> tuple[type, type, type]:
+    """(ClickException, NoArgsIsHelpError, Abort) as the installed Typer raises them.
+
+    Typer >= 0.20 vendors click as ``typer._click`` (Abort then lives in ``typer.exceptions``);
+    older Typer raises click's own classes.
+    """
+    try:
+        from typer._click.exceptions import ClickException, NoArgsIsHelpError
+        from typer.exceptions import Abort
+    except ImportError:
+        from click.exceptions import Abort, ClickException, NoArgsIsHelpError
+    return ClickException, NoArgsIsHelpError, Abort
+
+
+def _run_app() -> int | str | None:
+    """Run the Typer app; a usage error (unknown option or choice) is one line, exit 2."""
+    click_exception, no_args_is_help, abort = _click_exceptions()
+    try:
+        result = app(standalone_mode=False)
+    except no_args_is_help as exc:
+        exc.show()  # `surrogate` alone prints the help
+        return exc.exit_code
+    except click_exception as exc:
+        command = exc.ctx.command_path if getattr(exc, "ctx", None) is not None else "surrogate"
+        typer.echo(f"error: {exc.format_message()} (see `{command} --help`)", err=True)
+        return exc.exit_code
+    except abort:
+        return 130  # a KeyboardInterrupt outside the commands (Typer maps Ctrl-C to Abort)
+    return result if isinstance(result, int) else 0
 
 
 def main() -> None:
@@ -60,6 +98,7 @@ def main() -> None:
     A KeyboardInterrupt that escapes the commands' own handling (e.g. during start-up) is
     turned into exit code 130 by Typer; it is mapped here to the signal that came. Once the
     command has ended, further interrupt signals are ignored: its outputs are complete.
+    Usage errors (unknown options, invalid choices) are printed as one line, exit code 2.
     """
     import signal
 
@@ -67,7 +106,7 @@ def main() -> None:
     code: int | str | None = 0
     try:
         try:
-            app()
+            code = _run_app()
         finally:
             for signum in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(signum, signal.SIG_IGN)

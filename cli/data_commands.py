@@ -35,6 +35,8 @@ def _print_run_summary(summary: dict[str, Any]) -> None:
     errors = ", ".join(f"{split} {metrics[key]:.3e}" for split, key in
                        ((s, f"{s}_relative_l2_error") for s in ("train", "val", "test"))
                        if isinstance(metrics.get(key), int | float))
+    accuracy = ", ".join(f"{split} {value:.2%}" for split, value in
+                         (metrics.get("accuracy") or {}).items() if isinstance(value, int | float))
     lines = [
         f"[bold]{summary['path']}[/]  (run of {summary['arch']}, "
         f"{summary['depth']} × {summary['width']}, τ {tau})",
@@ -42,6 +44,7 @@ def _print_run_summary(summary: dict[str, Any]) -> None:
         f"{dataset.get('n_samples')} samples, {summary.get('dataset_hash')})",
         f"trained {summary.get('epochs')} epochs, stopped: {summary.get('stop_reason')}",
         f"rel. L² {errors or '–'}",
+        *([f"accuracy {accuracy}"] if accuracy else []),
         f"created {summary.get('created')} (surrogate {summary.get('package_version')}, "
         f"torch {summary.get('torch_version')})",
     ]
@@ -130,6 +133,62 @@ def gen_maxwell(
                       f"{summary['content_hash'][:19]}...)", highlight=False)
 
 
+def gen_toy(
+    name: Annotated[str, typer.Argument(
+        help="Toy dataset: sine, spirals, bands or circles.", metavar="NAME",
+        show_default=False)],
+    out: Annotated[Path | None, typer.Option(
+        "-o", "--out", help="Output HDF5 file. \\[default: data/<NAME>.h5]")] = None,
+    n_train: Annotated[int | None, typer.Option(
+        help="Training points (spirals: also the points per arm, every other one is "
+        "validation). \\[default: sine 100, spirals 513, bands 200, circles 400]")] = None,
+    n_val: Annotated[int | None, typer.Option(
+        help="Validation points (spirals: 0 or --n-train). \\[default: sine 200, spirals 513, "
+        "else 0]")] = None,
+    n_test: Annotated[int | None, typer.Option(
+        help="Test points. \\[default: sine 200 (grid), spirals 512, bands 200, "
+        "circles 400]")] = None,
+    noise: Annotated[float | None, typer.Option(
+        help="Gaussian noise σ: on the targets (sine) or on the input coordinates (others). "
+        "\\[default: circles 0.2, else 0]")] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed. \\[default: 0]")] = None,
+    dtype: Annotated[
+        DType | None, typer.Option(help="Stored float type. \\[default: float64]")
+    ] = None,
+    recipe: Annotated[
+        Path | None, typer.Option(help="TOML recipe file; flags given here override it.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
+) -> None:
+    """Sample a toy dataset of the paper experiments into an HDF5 dataset (+ <out>.json).
+
+    sine: f(x) = sin(2πx) e^(-x²/2) on [-1, 1] (regression).
+    spirals, bands (1-D blue | red | blue), circles: classification, one-hot targets.
+
+    Example: surrogate gen-data toy circles -o data/circles.h5 --seed 0
+    """
+    from surrogate.datasets import generate_dataset, load_recipe_toml
+    from surrogate.datasets.recipes import ToyRecipe, recipe_from_dict
+
+    with user_errors():
+        values: dict[str, Any] = load_recipe_toml(recipe) if recipe is not None else {}
+        flags = {"name": name, "n_train": n_train, "n_val": n_val, "n_test": n_test,
+                 "noise": noise, "seed": seed, "dtype": dtype.value if dtype else None}
+        values.update({k: v for k, v in flags.items() if v is not None})
+        resolved = recipe_from_dict(ToyRecipe, values)
+        out = out if out is not None else Path("data") / f"{resolved.name}.h5"
+        with progress_display(quiet) as on_progress:
+            summary = generate_dataset(resolved, out, on_progress=on_progress,
+                                       summary_path=_summary_path(out))
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+    elif not quiet:
+        splits = ", ".join(f"{k} {v}" for k, v in summary["splits"].items())
+        console.print(f"wrote {out} ({resolved.name}: {splits}; "
+                      f"{summary['content_hash'][:19]}...)", highlight=False)
+
+
 def info(
     path: Annotated[Path, typer.Argument(help="A dataset file (.h5) or a run directory.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -163,8 +222,9 @@ def describe(path: Path) -> dict[str, Any]:
 
 
 def register(app: typer.Typer) -> None:
-    """Attach ``gen-data`` (group: ``maxwell``) and ``info`` to ``app``."""
+    """Attach ``gen-data`` (group: ``maxwell``, ``toy``) and ``info`` to ``app``."""
     gen_app = typer.Typer(no_args_is_help=True, help="Generate HDF5 datasets from recipes.")
     gen_app.command("maxwell")(gen_maxwell)
+    gen_app.command("toy")(gen_toy)
     app.add_typer(gen_app, name="gen-data")
     app.command("info")(info)

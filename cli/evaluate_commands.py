@@ -183,9 +183,16 @@ def _validated_inputs(run_dirs: list[Path], domains: list[str] | None, levels: s
     from surrogate.runs import load_run
 
     runs = [load_run(path) for path in run_dirs]
+    problem_name = resolve_problem_name(runs, problem)
+    from surrogate.fem.problems import problem_names
+
+    if problem_name not in problem_names():
+        raise InputError(f"the runs were trained on {problem_name!r} data, which has no FEM "
+                         f"baseline; evaluate compares surrogates of the PDE problems "
+                         f"({', '.join(problem_names())}) with finite elements")
     for name in {str(run.dataset.get("domain")) for run in runs}:
         get_domain(name)
-    problem_obj = get_problem(resolve_problem_name(runs, problem))
+    problem_obj = get_problem(problem_name)
     check_runs_match_problem(runs, problem_obj)
     resolve_fem_method(problem_obj, options.fem, [])
     return runs, problem_obj, options

@@ -24,6 +24,9 @@ class Arch(str, Enum):
     resnet = "resnet"
     frac_dnn = "frac-dnn"
     densenet = "densenet"
+    implicit_resnet = "implicit-resnet"
+    ck_net = "ck-net"
+    ode_net = "ode-net"
 
 
 class ActivationName(str, Enum):
@@ -96,6 +99,10 @@ def _print_fit_summary(run: Any) -> None:
             f"{name} {value:.3e}" for name, value in errors.items() if value is not None),
         "τ  " + " ".join(f"{t:.4g}" for t in metrics["taus"]),
     ]
+    if metrics.get("accuracy"):
+        lines.insert(3, "accuracy  " + ", ".join(
+            f"{name} {value:.2%}" for name, value in metrics["accuracy"].items()
+            if value is not None))
     for event in metrics.get("pruning") or []:
         lines.append(f"pruned at epoch {event['epoch']}: layers {event['removed_layers']}")
     for line in lines:
@@ -123,6 +130,19 @@ def fit(
                                                 "(frac-dnn). \\[default: 0.5]")] = None,
     activation: Annotated[ActivationName | None, typer.Option(
         help="Activation σ. \\[default: smooth-relu]")] = None,
+    theta: Annotated[float | None, typer.Option(help="θ in [0, 1] of implicit-resnet "
+                                                "(0.5 = trapezoidal). \\[default: 0.5]")] = None,
+    solver_tol: Annotated[float | None, typer.Option(help="Tolerance of the implicit layer "
+                                                     "solve. \\[default: 1e-6]")] = None,
+    solver_max_iter: Annotated[int | None, typer.Option(help="Iteration cap of the implicit "
+                                                        "layer solve. \\[default: 100]")] = None,
+    order: Annotated[int | None, typer.Option(help="Order k of ck-net (k = 1: ResNet). "
+                                              "\\[default: 2]")] = None,
+    cubic: Annotated[float | None, typer.Option(help="Cubic damping γ̃ >= 0 of ode-net. "
+                                                "\\[default: 0.1]")] = None,
+    multistep: Annotated[bool | None, typer.Option(
+        "--multistep/--no-multistep", help="ode-net: two-step variant with trainable k_l. "
+        "\\[default: off]")] = None,
     time_horizon: Annotated[float | None, typer.Option(help="Final time T = Σ τ "
                                                        "(optional).")] = None,
     horizon_mode: Annotated[HorizonMode | None, typer.Option(
@@ -147,6 +167,9 @@ def fit(
                                                "\\[default: 0]")] = None,
     horizon_weight: Annotated[float | None, typer.Option(
         help="Weight of the soft time horizon (Σ τ − T)². \\[default: 0]")] = None,
+    smoothness: Annotated[float | None, typer.Option(
+        help="Weight of the penalty on consecutive layers' weight differences. "
+        "\\[default: 0]")] = None,
     patience: Annotated[int | None, typer.Option(help="Early stopping after this many epochs "
                                                  "without val improvement. \\[default: off]")]
     = None,
@@ -164,7 +187,8 @@ def fit(
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out from its "
                                          "checkpoint.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run in "
-                                            "--out.")] = False,
+                                            "--out (its files are removed before training "
+                                            "starts).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")]
     = False,
@@ -177,11 +201,14 @@ def fit(
         model_flags = {"arch": arch, "depth": depth, "width": width, "tau": tau,
                        "tau_init": tau_init, "tau_min": tau_min, "gamma": gamma,
                        "activation": activation, "time_horizon": time_horizon,
-                       "horizon_mode": horizon_mode}
+                       "horizon_mode": horizon_mode, "theta": theta, "solver_tol": solver_tol,
+                       "solver_max_iter": solver_max_iter, "order": order, "cubic": cubic,
+                       "multistep": multistep}
         train_flags = {"optimizer": optimizer, "lr": lr, "lr_min": lr_min, "momentum": momentum,
                        "schedule": schedule, "epochs": epochs, "batch_size": batch_size,
                        "seed": seed, "lambda1": lambda1, "lambda2": lambda2, "beta": beta,
-                       "horizon_weight": horizon_weight, "patience": patience,
+                       "horizon_weight": horizon_weight, "smoothness": smoothness,
+                       "patience": patience,
                        "checkpoint_every": checkpoint_every, "device": device, "dtype": dtype,
                        "prune_every": prune_every, "prune_tol": prune_tol,
                        "grad_clip": grad_clip}

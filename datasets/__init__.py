@@ -10,14 +10,22 @@ from surrogate.datasets.generators import (
 )
 from surrogate.datasets.hashing import content_hash
 from surrogate.datasets.reader import Dataset, read_dataset, validate_dataset
-from surrogate.datasets.recipes import MaxwellRecipe, load_recipe_toml, recipe_from_dict
+from surrogate.datasets.recipes import (
+    TOY_DEFAULTS,
+    MaxwellRecipe,
+    ToyRecipe,
+    load_recipe_toml,
+    recipe_from_dict,
+)
 from surrogate.datasets.splits import make_splits, parse_split
 from surrogate.datasets.summary import dataset_summary
+from surrogate.datasets.toy import generate_toy
 from surrogate.datasets.writer import write_dataset
 
 __all__ = [
     "FORMAT_NAME", "FORMAT_VERSION", "Dataset", "read_dataset", "validate_dataset",
     "write_dataset", "content_hash", "MaxwellRecipe", "recipe_from_dict", "load_recipe_toml",
     "make_splits", "parse_split", "generate_maxwell", "generate_dataset", "GeneratedData",
-    "add_relative_noise", "RECIPE_KINDS", "dataset_summary",
+    "add_relative_noise", "RECIPE_KINDS", "dataset_summary", "ToyRecipe", "TOY_DEFAULTS",
+    "generate_toy",
 ]

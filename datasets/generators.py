@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from surrogate.datasets.recipes import MaxwellRecipe
+from surrogate.datasets.recipes import MaxwellRecipe, ToyRecipe
 from surrogate.datasets.splits import make_splits
+from surrogate.datasets.toy import generate_toy
 from surrogate.datasets.writer import write_dataset
 from surrogate.errors import InputError
 
@@ -126,6 +127,7 @@ def generate_maxwell(
 
 RECIPE_KINDS: dict[str, tuple[type, Callable[..., GeneratedData]]] = {
     "maxwell": (MaxwellRecipe, generate_maxwell),
+    "toy": (ToyRecipe, generate_toy),
 }
 
 

@@ -65,6 +65,49 @@ class MaxwellRecipe:
         return {"kind": "maxwell", **dataclasses.asdict(self), "split": list(self.split)}
 
 
+# name -> defaults (n_train, n_val, n_test, noise), following each paper's experiment
+TOY_DEFAULTS: dict[str, tuple[int, int, int, float]] = {
+    "sine": (100, 200, 200, 0.0),  # Reshniak & Webster Ex. 1: 100 train, 200 validation
+    "spirals": (513, 513, 512, 0.0),  # Ex. 2: 513 points, every other one validation
+    "bands": (200, 0, 200, 0.0),  # Hauser et al. §4.1
+    "circles": (400, 0, 400, 0.2),  # Ruseckas: 400 samples, σ = 0.2
+}
+
+
+@dataclass(frozen=True)
+class ToyRecipe:
+    """A toy dataset of the paper experiments (datasets/toy.py); None takes the name's default."""
+
+    name: str = "sine"
+    n_train: int | None = None
+    n_val: int | None = None
+    n_test: int | None = None
+    noise: float | None = None
+    seed: int = 0
+    dtype: str = "float64"
+
+    def __post_init__(self) -> None:
+        if self.name not in TOY_DEFAULTS:
+            raise InputError(f"unknown toy dataset {self.name!r}; choose one of: "
+                             f"{', '.join(TOY_DEFAULTS)}")
+        defaults = dict(zip(("n_train", "n_val", "n_test", "noise"), TOY_DEFAULTS[self.name],
+                            strict=True))
+        for key, default in defaults.items():
+            value = default if getattr(self, key) is None else getattr(self, key)
+            kind, minimum = (float, 0.0) if key == "noise" else (int, 1 if key == "n_train" else 0)
+            object.__setattr__(self, key, _number(key, value, kind, minimum))
+        object.__setattr__(self, "seed", _number("seed", self.seed, int, 0))
+        if self.name == "spirals" and self.n_val not in (0, self.n_train):
+            raise InputError(f"spirals: n_val={self.n_val} must be 0 or n_train={self.n_train} "
+                             "(the validation points lie between the training points)")
+        if self.dtype not in DTYPES:
+            raise InputError(f"unknown dtype {self.dtype!r}; choose one of: {', '.join(DTYPES)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict (``kind`` names the recipe type)."""
+        return {"kind": "toy", **dataclasses.asdict(self)}
+
+
 def recipe_from_dict(cls: type, values: dict[str, Any]) -> Any:
     """Build recipe ``cls`` from a dict; unknown keys raise InputError."""
     names = {f.name for f in dataclasses.fields(cls)}
@@ -96,4 +139,5 @@ def load_recipe_toml(path: str | os.PathLike) -> dict[str, Any]:
     return dict(data.get("recipe", data))
 
 
-__all__ = ["MaxwellRecipe", "recipe_from_dict", "load_recipe_toml", "SOURCES"]
+__all__ = ["MaxwellRecipe", "ToyRecipe", "TOY_DEFAULTS", "recipe_from_dict", "load_recipe_toml",
+           "SOURCES"]

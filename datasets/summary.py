@@ -34,6 +34,7 @@ def dataset_summary(path: str | os.PathLike, *, verify_hash: bool = True) -> dic
         "input_ranges": _ranges(ds.inputs, ds.input_names),
         "target_ranges": _ranges(ds.targets, ds.target_names),
         "content_hash": ds.content_hash, "recipe": ds.recipe, "groups": groups,
+        "classes": ds.attrs.get("classes"),
         "created": ds.attrs.get("created"), "package_version": ds.attrs.get("package_version"),
     }
 

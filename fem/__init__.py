@@ -13,6 +13,7 @@ _EXPORTS = {
     "nedelec": ("NedelecSolution", "best_approximation", "solve_maxwell", "edge_interpolant",
                 "l2_error", "curl_l2_error", "hcurl_errors"),
     "convergence": ("convergence_study", "observed_rate"),
+    "mesh_quality": ("check_mesh",),
     "point_evaluation": ("PointLocator", "point_locator", "locate_points", "evaluate_n0",
                          "evaluate_n0_curl"),
     "quadrature": ("quadrature_rule", "l2_norm"),

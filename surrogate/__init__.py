@@ -22,6 +22,7 @@ _EXPORTS = {
     "normalisation": ("Normalisation",),
     "training": ("fit", "TrainingInterrupted"),
     "runs": ("Run", "load_run", "save_run", "run_summary"),
+    "run_validation": ("validate_run",),
     "pruning": ("prune_run",),
     "evaluation": ("EvaluationOptions", "Evaluation", "evaluate_runs"),
     "report": ("write_report",),

@@ -28,17 +28,22 @@ def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[Path]
 
     The suffix keeps writers that pick a format by extension (meshio, matplotlib) working.
     """
+    from surrogate.interrupts import held_signals
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
-    os.close(fd)
+    tmp = None
     try:
+        with held_signals():  # Ctrl-C cannot fall between creating the file and recording it
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+            os.close(fd)
         yield Path(tmp)
         ordinary_permissions(tmp)
         os.replace(tmp, path)
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
 
 
 def write_atomic(path: str | os.PathLike, write: Callable[[io.BufferedWriter], object]) -> Path:

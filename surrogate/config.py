@@ -22,8 +22,9 @@ from surrogate.errors import InputError
 
 HORIZON_MODES = ("penalty", "exact")
 
-_INT_FIELDS = ("in_features", "out_features", "width", "depth")
-_FLOAT_FIELDS = ("tau", "tau_init", "tau_min", "gamma", "time_horizon")
+_INT_FIELDS = ("in_features", "out_features", "width", "depth", "order", "solver_max_iter")
+_FLOAT_FIELDS = ("tau", "tau_init", "tau_min", "gamma", "time_horizon", "theta", "cubic",
+                 "solver_tol")
 _STR_FIELDS = ("arch", "activation", "horizon_mode")
 
 
@@ -63,6 +64,17 @@ class ModelConfig:
         ``"penalty"``: ``Σ τ = T`` is enforced by ``penalties.time_horizon_penalty``;
         ``"exact"``: steps are parametrised as ``τ = tau_min + (T - depth·tau_min)
         softmax(ρ)`` so the sum is exactly ``T`` and every step stays positive.
+    theta
+        ``θ ∈ [0, 1]`` of the implicit ResNet (Reshniak & Webster eq. 7; ½ = trapezoidal,
+        0 = explicit ResNet).
+    solver_tol, solver_max_iter
+        Tolerance and iteration cap of the implicit layer's nonlinear solve.
+    order
+        ``k >= 1`` of the Cᵏ network (Hauser et al. eq. 7; k = 1 is the ResNet update).
+    cubic
+        ``γ̃ >= 0``, the cubic damping of the ODE network (Ruseckas eq. 109).
+    multistep
+        ODE network: use the two-step variant with trainable ``k_l`` (Ruseckas eq. 111).
     """
 
     arch: str
@@ -77,6 +89,12 @@ class ModelConfig:
     activation: str = "smooth-relu"
     time_horizon: float | None = None
     horizon_mode: str = "penalty"
+    theta: float = 0.5
+    solver_tol: float = 1e-6
+    solver_max_iter: int = 100
+    order: int = 2
+    cubic: float = 0.1
+    multistep: bool = False
 
     def __post_init__(self) -> None:
         for name in _STR_FIELDS:
@@ -96,6 +114,8 @@ class ModelConfig:
             if not math.isfinite(value):
                 raise InputError(f"{name} must be finite, got {value!r}")
             object.__setattr__(self, name, float(value))
+        if not isinstance(self.multistep, bool):
+            raise InputError(f"multistep must be true or false, got {self.multistep!r}")
         self._check_values()
 
     def _check_values(self) -> None:
@@ -116,6 +136,12 @@ class ModelConfig:
         if self.arch == "frac-dnn" and self.tau is None and self.tau_min <= 0.0:
             raise InputError("tau_min must be > 0 for frac-dnn with learned tau (eq. 5.7 divides "
                              "by every step)")
+        if not 0.0 <= self.theta <= 1.0:
+            raise InputError(f"theta must lie in [0, 1], got {self.theta!r}")
+        if self.solver_tol <= 0.0:
+            raise InputError(f"solver_tol must be > 0, got {self.solver_tol!r}")
+        if self.cubic < 0.0:
+            raise InputError(f"cubic must be >= 0, got {self.cubic!r}")
         if self.time_horizon is not None:
             if self.time_horizon <= 0.0:
                 raise InputError(f"time_horizon must be > 0, got {self.time_horizon!r}")

@@ -37,9 +37,22 @@ def time_horizon_penalty(taus: Tensor, horizon: float, weight: float = 1.0) -> T
     return 0.5 * weight * (taus.sum() - horizon).pow(2)
 
 
+def smoothness_penalty(weights: Sequence[Tensor], biases: Sequence[Tensor],
+                       weight: float) -> Tensor:
+    """weight/2 Σ_ℓ (‖W^[ℓ+1] − W^[ℓ]‖²_F + ‖b^[ℓ+1] − b^[ℓ]‖²₂) over consecutive hidden layers.
+
+    Ruseckas §7: weights that vary slowly with depth keep the network a discretised ODE.
+    Pairs whose shapes differ (the input layer) are skipped.
+    """
+    terms = [(a - b).pow(2).sum() for seq in (weights, biases)
+             for a, b in zip(seq[1:], seq[:-1], strict=True) if a.shape == b.shape]
+    return 0.5 * weight * sum(terms, torch.zeros(()))
+
+
 def regularisation(model: nn.Module, *, lambda1: float = 0.0, lambda2: float = 0.0,
-                   beta: float = 0.0, horizon_weight: float = 0.0) -> Tensor:
-    """Every penalty for one model: eq. 2.4 (λ₁), τ (λ₂), eq. 2.5 (β) and the horizon.
+                   beta: float = 0.0, horizon_weight: float = 0.0,
+                   smoothness: float = 0.0) -> Tensor:
+    """Every penalty for one model: eq. 2.4 (λ₁), τ (λ₂), eq. 2.5 (β), horizon, smoothness.
 
     The horizon term is added only when ``model.config.time_horizon`` is set with
     ``horizon_mode="penalty"`` (in ``"exact"`` mode Σ τ = T holds by construction).
@@ -58,8 +71,11 @@ def regularisation(model: nn.Module, *, lambda1: float = 0.0, lambda2: float = 0
     config = model.config
     if horizon_weight and config.time_horizon is not None and config.horizon_mode == "penalty":
         total = total + time_horizon_penalty(taus, config.time_horizon, horizon_weight)
+    if smoothness:
+        # Hidden layers only: W^[1] … W^[L-2] (the output map is not a step of the ODE).
+        total = total + smoothness_penalty(weights[1:-1], biases[1:], smoothness)
     return total
 
 
 __all__ = ["weight_penalty", "tau_penalty", "bias_ordering_penalty", "time_horizon_penalty",
-           "regularisation"]
+           "smoothness_penalty", "regularisation"]

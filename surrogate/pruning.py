@@ -53,7 +53,7 @@ def prune_run(run_dir: str | os.PathLike, tol: float, out_dir: str | os.PathLike
     depth and parameter counts, and the relative L² errors on train/val/test before and
     after (physical units).
     """
-    from surrogate.training import split_errors
+    from surrogate.training import dataset_classes, split_accuracies, split_errors
 
     run = load_run(run_dir)
     out_dir = Path(out_dir)
@@ -88,15 +88,20 @@ def prune_run(run_dir: str | os.PathLike, tol: float, out_dir: str | os.PathLike
         "relative_l2_error": errors_after,
         **{f"{name}_relative_l2_error": value for name, value in errors_after.items()},
         "taus": taus_after, "layer_ids": kept_ids, "depth": new_config.depth,
+        "accuracy": (split_accuracies(pruned, dataset, run.normalisation)
+                     if dataset_classes(dataset) is not None else None),
         "parameter_count": report["parameters_after"],
         "pruned_from": report,
     })
     extra = {**run.extra, "layer_ids": kept_ids, "pruned_from": {
         "run": str(Path(run_dir).resolve()), "tol": float(tol),
         "removed_layers": report["removed_layers"]}}
-    save_run(out_dir, model=pruned, train_config=run.train_config,
-             normalisation=run.normalisation, dataset=run.dataset, history=run.history,
-             metrics=metrics, extra=extra)
+    from surrogate.interrupts import held_signals
+
+    with held_signals():  # an interrupt cannot leave old and new run files mixed
+        save_run(out_dir, model=pruned, train_config=run.train_config,
+                 normalisation=run.normalisation, dataset=run.dataset, history=run.history,
+                 metrics=metrics, extra=extra)
     return report
 
 

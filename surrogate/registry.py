@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from surrogate.activations import ReLU, SmoothReLU, Softplus, Tanh
+from surrogate.ck_net import CkNet
 from surrogate.config import ModelConfig
 from surrogate.densenet import DenseNet
 from surrogate.errors import InputError
 from surrogate.fractional_dnn import FractionalDNN
+from surrogate.implicit_resnet import ImplicitResNet
 from surrogate.networks import SteppingNetwork
+from surrogate.ode_net import ODENet
 from surrogate.resnet import ResNet
 
 ARCHITECTURES: dict[str, type[SteppingNetwork]] = {
     "resnet": ResNet,
     "frac-dnn": FractionalDNN,
     "densenet": DenseNet,
+    "implicit-resnet": ImplicitResNet,
+    "ck-net": CkNet,
+    "ode-net": ODENet,
 }
 
 ACTIVATIONS = {

@@ -21,7 +21,7 @@ _INT_FIELDS = {"epochs": 1, "seed": 0, "checkpoint_every": 1, "lbfgs_history": 1
 _OPTIONAL_INT = ("batch_size", "patience", "prune_every")
 _FLOAT_FIELDS = {"lr": 0.0, "lr_min": 0.0, "momentum": 0.0, "step_factor": 0.0,
                  "lambda1": 0.0, "lambda2": 0.0, "beta": 0.0, "horizon_weight": 0.0,
-                 "prune_tol": 0.0, "grad_clip": 0.0}
+                 "prune_tol": 0.0, "grad_clip": 0.0, "smoothness": 0.0}
 _OPTIONAL_FLOAT = ("grad_clip",)
 _CHOICES = {"optimizer": OPTIMIZERS, "schedule": SCHEDULES, "device": DEVICES, "dtype": DTYPES}
 
@@ -54,6 +54,9 @@ class TrainConfig:
     lambda1, lambda2, beta, horizon_weight
         Penalty weights: weights/biases (eq. 2.4), steps τ (§5), bias ordering (eq. 2.5,
         Moreau–Yosida β), soft time horizon Σ τ = T.
+    smoothness
+        Weight of the smoothness penalty on consecutive hidden layers' weights and biases
+        (Ruseckas §7: ``smoothness/2 Σ_ℓ ‖W^[ℓ+1] − W^[ℓ]‖² + ‖b^[ℓ+1] − b^[ℓ]‖²``).
     patience
         Early stopping: stop after this many epochs without a better val loss (``None``:
         never); the best-val weights are kept.
@@ -82,6 +85,7 @@ class TrainConfig:
     lambda2: float = 0.0
     beta: float = 0.0
     horizon_weight: float = 0.0
+    smoothness: float = 0.0
     patience: int | None = None
     checkpoint_every: int = 100
     device: str = "cpu"
@@ -184,7 +188,8 @@ def read_toml(path: str | os.PathLike) -> dict[str, Any]:
 
 # ModelConfig fields a user sets (in/out features come from the dataset).
 MODEL_OPTION_KEYS = ("arch", "width", "depth", "tau", "tau_init", "tau_min", "gamma",
-                     "activation", "time_horizon", "horizon_mode")
+                     "activation", "time_horizon", "horizon_mode", "theta", "solver_tol",
+                     "solver_max_iter", "order", "cubic", "multistep")
 
 
 def parse_tau(value: Any) -> float | None:

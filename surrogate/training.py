@@ -292,7 +292,7 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor
         order = torch.randperm(n, generator=state.generator).to(x.device)
         batches = list(torch.split(order, config.batch_size))
     penalty_args = {"lambda1": config.lambda1, "lambda2": config.lambda2, "beta": config.beta,
-                    "horizon_weight": config.horizon_weight}
+                    "horizon_weight": config.horizon_weight, "smoothness": config.smoothness}
     data_sum = x.new_zeros(())
     penalty_sum = x.new_zeros(())
     grad_sq_sum = None
@@ -614,16 +614,51 @@ def split_errors(model: nn.Module, dataset: Any, normalisation: Normalisation
     return errors
 
 
+def dataset_classes(dataset: Any) -> int | None:
+    """K of a classification dataset (root attribute ``classes`` = number of target columns).
+
+    None for regression datasets (no ``classes``, or a value that is not that column count).
+    """
+    classes = getattr(dataset, "attrs", {}).get("classes")
+    if isinstance(classes, bool) or not isinstance(classes, int | np.integer):
+        return None
+    return int(classes) if int(classes) == dataset.targets.shape[-1] else None
+
+
+def split_accuracies(model: nn.Module, dataset: Any, normalisation: Normalisation
+                     ) -> dict[str, float | None]:
+    """Fraction of rows whose argmax prediction (physical units) is the argmax target.
+
+    One value per split; None for empty splits.
+    """
+    accuracies: dict[str, float | None] = {}
+    for name in SPLITS:
+        if name not in dataset.splits or len(dataset.splits[name]) == 0:
+            accuracies[name] = None
+            continue
+        inputs, targets = dataset.split(name)
+        predicted = predict_array(model, normalisation, inputs).argmax(axis=1)
+        accuracies[name] = float(np.mean(predicted == np.asarray(targets).argmax(axis=1)))
+    return accuracies
+
+
 def run_metrics(state: TrainingState, dataset: Any, normalisation: Normalisation,
                 config: TrainConfig) -> dict[str, Any]:
-    """metrics.json of a finished run: errors per split, τ, sizes, timings, stop reason."""
+    """metrics.json of a finished run: errors per split, τ, sizes, timings, stop reason.
+
+    ``accuracy`` is ``{"train", "val", "test"}`` (:func:`split_accuracies`) for classification
+    datasets (root attribute ``classes``) and None for regression datasets.
+    """
     errors = split_errors(state.model, dataset, normalisation)
+    accuracy = (split_accuracies(state.model, dataset, normalisation)
+                if dataset_classes(dataset) is not None else None)
     with torch.no_grad():
         taus = [float(t) for t in state.model.taus().cpu()]
     last = state.history[-1] if state.history else {}
     return {
         "relative_l2_error": errors,
         **{f"{name}_relative_l2_error": value for name, value in errors.items()},
+        "accuracy": accuracy,
         "taus": taus,
         "layer_ids": list(state.layer_ids),
         "depth": state.model.config.depth,
@@ -643,5 +678,6 @@ def run_metrics(state: TrainingState, dataset: Any, normalisation: Normalisation
 
 __all__ = ["fit", "TrainingInterrupted", "TrainingState", "train_epoch", "evaluate_loss",
            "data_loss", "make_optimizer", "make_scheduler", "model_config_for", "resolve_device",
-           "seed_streams", "split_errors", "build_initial_model", "layer_gradient_squares",
+           "seed_streams", "split_errors", "split_accuracies", "dataset_classes",
+           "build_initial_model", "layer_gradient_squares",
            "RESUMABLE_CHANGES"]

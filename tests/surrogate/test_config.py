@@ -49,7 +49,8 @@ def test_tau_min_zero_allowed_where_no_division():
 
 
 def test_registry_names_and_depth_meaning():
-    assert architecture_names() == ["densenet", "frac-dnn", "resnet"]
+    assert architecture_names() == ["ck-net", "densenet", "frac-dnn", "implicit-resnet",
+                                    "ode-net", "resnet"]
     assert "smooth-relu" in activation_names()
     # "2 layers x 50 nodes" of the paper (Table 1: steps tau^[0], tau^[1]) is depth=2, width=50.
     for arch in ARCHITECTURES:

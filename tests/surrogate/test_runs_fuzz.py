@@ -9,6 +9,7 @@ each case restores its files from memory and damages one of them.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import pickle
@@ -201,7 +202,8 @@ def test_wrong_types_and_values_in_json_files_fail_cleanly(base, name, data):
         paths = [p for p, _ in _paths(document)]
         path = data.draw(st.sampled_from(paths))
         action = data.draw(st.sampled_from(["delete", "replace"])) if path else "replace"
-        document = _edit(document, path, action, data.draw(JSON_JUNK))
+        # a copy: sampled_from hands out the same list object, and later edits go inside it
+        document = _edit(document, path, action, copy.deepcopy(data.draw(JSON_JUNK)))
     (run_dir / name).write_text(json.dumps(document))
     check_run_readers(run_dir)
 

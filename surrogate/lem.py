@@ -1,0 +1,283 @@
+"""LEM, the long expressive memory cell (Rusch, thesis ch. 5, eq. 5.3), with a fused rollout.
+
+For steps ``n = 1 … T`` with input ``u_n ∈ R^d`` and states ``y_n, z_n ∈ R^m``::
+
+    Δt_n  = Δt σ̂(W₁ y_{n-1} + V₁ u_n + b₁),   Δt̄_n = Δt σ̂(W₂ y_{n-1} + V₂ u_n + b₂),
+    z_n   = (1 − Δt_n) ⊙ z_{n-1} + Δt_n ⊙ σ(W_z y_{n-1} + V_z u_n + b_z),
+    y_n   = (1 − Δt̄_n) ⊙ y_{n-1} + Δt̄_n ⊙ σ(W_y z_n + V_y u_n + b_y),
+
+σ = tanh, σ̂ the sigmoid, ``Δt`` a scalar or one positive value per unit.
+
+The rollout is one :class:`torch.autograd.Function`: the input projections ``V u + b`` of
+all steps come from one matmul outside the loop; the forward time loop (TorchScript, eager
+fallback) writes states, gate sigmoids and activations into preallocated buffers and keeps
+no autograd graph; the backward pass forms the coefficients of every linearised step in
+bulk from those buffers, runs one hand-written BPTT loop (two small matmuls per step) and
+gets the weight gradients from one large matmul each. Second derivatives are not supported.
+The hidden-state bound of Prop. 5.2.1 needs ``Δt ≤ 1`` (a learned ``Δt`` is not capped).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+
+import torch
+from torch import Tensor, nn
+from torch.autograd.function import once_differentiable
+from torch.nn import functional as F
+
+from surrogate.errors import InputError
+
+
+def fuse_loop(function: Callable) -> tuple[Callable, bool]:
+    """``(torch.jit.script(function), True)``, or ``(function, False)`` where scripting fails."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return torch.jit.script(function), True
+    except Exception:  # TorchScript missing, deprecated away, or no source: run eagerly
+        return function, False
+
+
+def softplus_inverse(value: float) -> float:
+    """``ρ`` with ``softplus(ρ) = value`` (value > 0), stable for small and large values."""
+    return value + math.log(-math.expm1(-value))
+
+
+def lem_forward_loop(proj: Tensor, gate_weight_t: Tensor, z_weight_t: Tensor, dt2: Tensor,
+                     y0: Tensor, z0: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """Eq. 5.3 for all steps, writing into preallocated outputs.
+
+    proj (T, N, 4m) = [V₁u+b₁, V₂u+b₂, V_z u+b_z, V_y u+b_y] of every step, gate_weight_t
+    (m, 3m) = [W₁; W₂; W_z]ᵀ, z_weight_t (m, m) = W_yᵀ, dt2 (2m,) = [Δt, Δt], y0, z0 (N, m).
+    Returns states (T+1, N, 2m) = [z_n, y_n] for n = 0 … T, the gate sigmoids
+    (T, N, 2m) = [σ̂(A_{n-1}), σ̂(B_{n-1})] and the activations (T, N, 2m) =
+    [σ(C_{n-1}), σ(D_n)] (what the backward pass needs)."""
+    steps = proj.shape[0]
+    n_batch = y0.shape[0]
+    m = y0.shape[1]
+    states = torch.empty((steps + 1, n_batch, 2 * m), dtype=y0.dtype, device=y0.device)
+    sig = torch.empty((steps, n_batch, 2 * m), dtype=y0.dtype, device=y0.device)
+    act = torch.empty_like(sig)
+    states[0, :, :m] = z0
+    states[0, :, m:] = y0
+    for n in range(steps):
+        p = proj[n]
+        z = states[n, :, :m]
+        y = states[n, :, m:]
+        h = torch.addmm(p[:, :3 * m], y, gate_weight_t)
+        gates = torch.sigmoid(h[:, :2 * m], out=sig[n]) * dt2
+        tz = torch.tanh(h[:, 2 * m:], out=act[n, :, :m])
+        z_new = torch.lerp(z, tz, gates[:, :m], out=states[n + 1, :, :m])
+        ty = torch.tanh(torch.addmm(p[:, 3 * m:], z_new, z_weight_t), out=act[n, :, m:])
+        torch.lerp(y, ty, gates[:, m:], out=states[n + 1, :, m:])
+    return states, sig, act
+
+
+def lem_backward_loop(grad_ys: Tensor, grad_zs: Tensor, has_grad_zs: bool, coef_keep: Tensor,
+                      coef_gate: Tensor, coef_act: Tensor, gate_weight: Tensor,
+                      z_weight: Tensor, keep_totals: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """BPTT of eq. 5.3 given the coefficients (T, N, 2m) of the linearised steps.
+
+    coef_keep = [1 − Δt_n, 1 − Δt̄_n], coef_gate = [(σ(C) − z_{n-1}) Δt σ̂'(A),
+    (σ(D) − y_{n-1}) Δt σ̂'(B)], coef_act = [Δt_n σ'(C), Δt̄_n σ'(D)]. Returns grad_proj
+    (T, N, 4m), the adjoint of the initial state (N, 2m) = [z₀, y₀], and the total state
+    adjoints (T, N, 2m) = [∂/∂z_n, ∂/∂y_n] (empty unless ``keep_totals``) for the Δt
+    gradient."""
+    steps = grad_ys.shape[0]
+    n_batch = grad_ys.shape[1]
+    m = grad_ys.shape[2]
+    grad_proj = torch.empty((steps, n_batch, 4 * m), dtype=grad_ys.dtype, device=grad_ys.device)
+    if keep_totals:
+        totals = torch.empty((steps, n_batch, 2 * m), dtype=grad_ys.dtype, device=grad_ys.device)
+    else:
+        totals = grad_ys.new_empty((0, n_batch, 2 * m))
+    gy_carry = torch.zeros_like(grad_ys[0])
+    gz_carry = torch.zeros_like(grad_ys[0])
+    for n in range(steps - 1, -1, -1):
+        g = grad_proj[n]
+        keep = coef_keep[n]
+        gate = coef_gate[n]
+        act = coef_act[n]
+        gy = gy_carry + grad_ys[n]
+        g_d = torch.mul(gy, act[:, m:], out=g[:, 3 * m:])
+        if has_grad_zs:
+            gz = torch.addmm(gz_carry + grad_zs[n], g_d, z_weight)
+        else:
+            gz = torch.addmm(gz_carry, g_d, z_weight)
+        torch.mul(gz, gate[:, :m], out=g[:, :m])
+        torch.mul(gy, gate[:, m:], out=g[:, m:2 * m])
+        torch.mul(gz, act[:, :m], out=g[:, 2 * m:3 * m])
+        gy_carry = torch.addmm(gy * keep[:, m:], g[:, :3 * m], gate_weight)
+        gz_carry = gz * keep[:, :m]
+        if keep_totals:
+            totals[n, :, :m] = gz
+            totals[n, :, m:] = gy
+    return grad_proj, torch.cat([gz_carry, gy_carry], dim=1), totals
+
+
+_FORWARD_LOOP, _FORWARD_FUSED = fuse_loop(lem_forward_loop)
+_BACKWARD_LOOP, _BACKWARD_FUSED = fuse_loop(lem_backward_loop)
+
+
+def lem_loops_fused() -> bool:
+    """True when both LEM time loops run as TorchScript (False: the eager fallback)."""
+    return _FORWARD_FUSED and _BACKWARD_FUSED
+
+
+class LEMRollout(torch.autograd.Function):
+    """Eq. 5.3 over a whole sequence with a hand-written backward pass (BPTT)."""
+
+    @staticmethod
+    def forward(ctx, proj: Tensor, gate_weight: Tensor, z_weight: Tensor, dt: Tensor,
+                y0: Tensor, z0: Tensor) -> tuple[Tensor, Tensor]:
+        """proj (T, N, 4m), gate_weight (3m, m), z_weight (m, m), dt (m,), y0, z0 (N, m)
+        -> ys, zs (T, N, m)."""
+        dt2 = torch.cat([dt, dt])
+        states, sig, act = _FORWARD_LOOP(proj, gate_weight.t(), z_weight.t(), dt2, y0, z0)
+        ctx.save_for_backward(gate_weight, z_weight, dt2, states, sig, act)
+        m = y0.shape[1]
+        return states[1:, :, m:], states[1:, :, :m]
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_ys: Tensor, grad_zs: Tensor):
+        gate_weight, z_weight, dt2, states, sig, act = ctx.saved_tensors
+        m = gate_weight.shape[1]
+        gates = sig * dt2
+        sig_slope = torch.addcmul(sig, sig, sig, value=-1.0)
+        diff = act - states[:-1]
+        coef_gate = sig_slope.mul_(diff).mul_(dt2)
+        coef_act = torch.addcmul(gates, gates * act, act, value=-1.0)
+        keep = bool(ctx.needs_input_grad[3])
+        grad_proj, grad_initial, totals = _BACKWARD_LOOP(
+            grad_ys.contiguous(), grad_zs.contiguous(), bool(grad_zs.any()),
+            gates.neg_().add_(1.0), coef_gate, coef_act, gate_weight, z_weight, keep)
+        flat = grad_proj.reshape(-1, 4 * m)
+        y_prev = states[:-1, :, m:].reshape(-1, m)
+        z_new = states[1:, :, :m].reshape(-1, m)
+        grad_gate_weight = flat[:, :3 * m].t().mm(y_prev)
+        grad_z_weight = flat[:, 3 * m:].t().mm(z_new)
+        grad_dt = None
+        if keep:
+            per_gate = (totals * diff * sig).sum((0, 1))
+            grad_dt = per_gate[:m] + per_gate[m:]
+        return (grad_proj, grad_gate_weight, grad_z_weight, grad_dt, grad_initial[:, m:],
+                grad_initial[:, :m])
+
+
+class LEMCell(nn.Module):
+    """LEM (eq. 5.3) with ``m`` units: one-step :meth:`step` and fused :meth:`forward`.
+
+    Parameters: ``input_weight`` (4m, d) = [V₁; V₂; V_z; V_y], ``input_bias`` (4m,) =
+    [b₁; b₂; b_z; b_y], ``gate_weight`` (3m, m) = [W₁; W₂; W_z], ``z_weight`` (m, m) = W_y,
+    all initialised U(−1/√m, 1/√m). ``Δt`` is fixed, or with ``learn_dt`` one
+    ``Δt_i = softplus(ρ_i) > 0`` per unit (parameter ``dt_raw`` = ρ).
+    """
+
+    def __init__(self, in_features: int, hidden: int, dt: float = 1.0,
+                 learn_dt: bool = False) -> None:
+        super().__init__()
+        if dt <= 0.0:
+            raise InputError(f"LEM dt must be > 0, got {dt!r}")
+        self.in_features = in_features
+        self.hidden = hidden
+        self.input_weight = nn.Parameter(torch.empty(4 * hidden, in_features))
+        self.input_bias = nn.Parameter(torch.empty(4 * hidden))
+        self.gate_weight = nn.Parameter(torch.empty(3 * hidden, hidden))
+        self.z_weight = nn.Parameter(torch.empty(hidden, hidden))
+        self.fixed_dt = None if learn_dt else float(dt)
+        if learn_dt:
+            self.dt_raw = nn.Parameter(torch.full((hidden,), softplus_inverse(dt)))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """U(−1/√m, 1/√m) for every weight and bias (the thesis' initialisation)."""
+        bound = 1.0 / math.sqrt(self.hidden)
+        for weight in (self.input_weight, self.input_bias, self.gate_weight, self.z_weight):
+            nn.init.uniform_(weight, -bound, bound)
+
+    @property
+    def dt(self) -> Tensor:
+        """Per-unit step Δt (m,): softplus(ρ) when learned, else the fixed value in the
+        parameters' dtype (kept as a Python float so that float64 models hold it exactly)."""
+        if self.fixed_dt is None:
+            return F.softplus(self.dt_raw)
+        return self.input_weight.new_full((self.hidden,), self.fixed_dt)
+
+    def extra_repr(self) -> str:
+        dt = "learned" if self.fixed_dt is None else self.fixed_dt
+        return f"in_features={self.in_features}, hidden={self.hidden}, dt={dt}"
+
+    def step(self, u: Tensor, y: Tensor, z: Tensor) -> tuple[Tensor, Tensor]:
+        """One step of eq. 5.3 written out plainly: u (N, d), y, z (N, m) -> y_n, z_n."""
+        m = self.hidden
+        pre = F.linear(u, self.input_weight, self.input_bias)
+        rec = F.linear(y, self.gate_weight)
+        dt_n = self.dt * torch.sigmoid(rec[:, :m] + pre[:, :m])
+        dt_bar = self.dt * torch.sigmoid(rec[:, m:2 * m] + pre[:, m:2 * m])
+        z_new = (1.0 - dt_n) * z + dt_n * torch.tanh(rec[:, 2 * m:] + pre[:, 2 * m:3 * m])
+        y_new = (1.0 - dt_bar) * y + dt_bar * torch.tanh(F.linear(z_new, self.z_weight)
+                                                         + pre[:, 3 * m:])
+        return y_new, z_new
+
+    def forward(self, u: Tensor, state: tuple[Tensor, Tensor] | None = None
+                ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        """Fused rollout: u (N, T, d), state (y₀, z₀) each (N, m) or zeros ->
+        ys (N, T, m) and the final (y_T, z_T)."""
+        y0, z0 = initial_state(u, self.hidden, self.input_weight, state)
+        proj = F.linear(u.transpose(0, 1), self.input_weight, self.input_bias).contiguous()
+        ys, zs = LEMRollout.apply(proj, self.gate_weight, self.z_weight, self.dt, y0, z0)
+        return ys.transpose(0, 1), (ys[-1], zs[-1])
+
+    def forward_loop(self, u: Tensor, state: tuple[Tensor, Tensor] | None = None
+                     ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        """Reference rollout, a plain Python loop over :meth:`step` (same result as forward)."""
+        y, z = initial_state(u, self.hidden, self.input_weight, state)
+        ys = []
+        for n in range(u.shape[1]):
+            y, z = self.step(u[:, n], y, z)
+            ys.append(y)
+        return torch.stack(ys, dim=1), (y, z)
+
+
+def initial_state(u: Tensor, hidden: int, weight: Tensor,
+                  state: tuple[Tensor, Tensor] | None) -> tuple[Tensor, Tensor]:
+    """Checked (y₀, z₀), each (N, m) with u's device and dtype; zeros when state is None.
+
+    ``weight`` (any parameter of the cell, shape (·, d)) fixes the expected input width and
+    the dtype/device the input must share with the model."""
+    check_sequence_input(u, weight.shape[-1])
+    if u.dtype != weight.dtype or u.device != weight.device:
+        raise InputError(f"sequence input is {u.dtype} on {u.device} but the model is "
+                         f"{weight.dtype} on {weight.device}; move one with .to()")
+    shape = (u.shape[0], hidden)
+    if state is None:
+        return u.new_zeros(shape), u.new_zeros(shape)
+    if not isinstance(state, (tuple, list)) or len(state) != 2:
+        raise InputError("state must be a pair (y0, z0) of tensors shaped (N, hidden)")
+    for name, tensor in zip(("y0", "z0"), state, strict=True):
+        if not isinstance(tensor, Tensor) or tuple(tensor.shape) != shape:
+            got = tuple(tensor.shape) if isinstance(tensor, Tensor) else type(tensor).__name__
+            raise InputError(f"{name} must have shape {shape} (N, hidden), got {got}")
+        if tensor.dtype != u.dtype or tensor.device != u.device:
+            raise InputError(f"{name} must have the input's dtype {u.dtype} and device "
+                             f"{u.device}, got {tensor.dtype} on {tensor.device}")
+    return state[0], state[1]
+
+
+def check_sequence_input(u: Tensor, in_features: int) -> None:
+    """InputError unless u is a floating tensor shaped (N, T, in_features), N, T >= 1."""
+    if not isinstance(u, Tensor):
+        raise InputError(f"sequence input must be a torch.Tensor, got {type(u).__name__}")
+    if u.dim() != 3 or u.shape[2] != in_features or u.shape[0] < 1 or u.shape[1] < 1:
+        raise InputError(f"sequence input must have shape (N, T, {in_features}) with N, T >= 1 "
+                         f"(batch first), got {tuple(u.shape)}")
+    if not u.is_floating_point():
+        raise InputError(f"sequence input must be a floating-point tensor, got {u.dtype}")
+
+
+__all__ = ["LEMCell", "LEMRollout", "lem_forward_loop", "lem_backward_loop", "lem_loops_fused",
+           "fuse_loop", "softplus_inverse", "initial_state", "check_sequence_input"]
