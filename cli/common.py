@@ -44,7 +44,10 @@ ProgressCallback = Callable[[int, int, str], None]
 
 def fail(message: str) -> typer.Exit:
     """Print one line on stderr and return the exit-code-2 exception to raise."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    from rich.markup import escape  # a message's own brackets (surrogate[distributed]) stay
+
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False,
+                      soft_wrap=True)
     return typer.Exit(code=2)
 
 

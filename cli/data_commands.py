@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from surrogate.cli.common import console, progress_display, user_errors
+from surrogate.cli.maxwell_td_commands import gen_maxwell_td
 
 
 class Source(str, Enum):
@@ -31,25 +32,45 @@ def _print_run_summary(summary: dict[str, Any]) -> None:
     """Human-readable run summary: architecture, τ, training data, errors."""
     metrics = summary.get("metrics") or {}
     dataset = summary.get("dataset") or {}
-    tau = summary["tau"]
     errors = ", ".join(f"{split} {metrics[key]:.3e}" for split, key in
                        ((s, f"{s}_relative_l2_error") for s in ("train", "val", "test"))
                        if isinstance(metrics.get(key), int | float))
     accuracy = ", ".join(f"{split} {value:.2%}" for split, value in
                          (metrics.get("accuracy") or {}).items() if isinstance(value, int | float))
     lines = [
-        f"[bold]{summary['path']}[/]  (run of {summary['arch']}, "
-        f"{summary['depth']} × {summary['width']}, τ {tau})",
+        f"[bold]{summary['path']}[/]  (run of {summary['arch']}, {_model_size_text(summary)})",
         f"data    {dataset.get('path')} ({dataset.get('problem')} on {dataset.get('domain')}, "
         f"{dataset.get('n_samples')} samples, {summary.get('dataset_hash')})",
         f"trained {summary.get('epochs')} epochs, stopped: {summary.get('stop_reason')}",
         f"rel. L² {errors or '–'}",
+        *_per_sequence_lines(metrics),
         *([f"accuracy {accuracy}"] if accuracy else []),
         f"created {summary.get('created')} (surrogate {summary.get('package_version')}, "
         f"torch {summary.get('torch_version')})",
     ]
     for line in lines:
         console.print(line, highlight=False, soft_wrap=True)
+
+
+def _model_size_text(summary: dict[str, Any]) -> str:
+    """'depth × width, τ …' of a pointwise run; 'hidden m, Δt …, read-out …' of a sequence run."""
+    if summary.get("data_kind") != "sequence":
+        return f"{summary['depth']} × {summary['width']}, τ {summary['tau']}"
+    model = summary.get("model") or {}
+    dt = "learned" if model.get("learn_dt") else model.get("dt")
+    return f"hidden {summary.get('hidden')}, Δt {dt}, read-out {model.get('readout')}"
+
+
+def _per_sequence_lines(metrics: dict[str, Any]) -> list[str]:
+    """'per seq. mean / median  train a / b, ...' of a sequence run (none for pointwise)."""
+    summaries = metrics.get("sequence_relative_l2_error")
+    if not isinstance(summaries, dict):
+        return []
+    parts = [f"{split} {value['mean']:.3e} / {value['median']:.3e}"
+             for split, value in summaries.items()
+             if isinstance(value, dict) and all(isinstance(value.get(k), int | float)
+                                                for k in ("mean", "median"))]
+    return [f"per seq. mean / median {', '.join(parts) or '–'}"]
 
 
 def _print_dataset_summary(summary: dict[str, Any]) -> None:
@@ -143,8 +164,8 @@ def gen_toy(
         help="Training points (spirals: also the points per arm, every other one is "
         "validation). \\[default: sine 100, spirals 513, bands 200, circles 400]")] = None,
     n_val: Annotated[int | None, typer.Option(
-        help="Validation points (spirals: 0 or --n-train). \\[default: sine 200, spirals 513, "
-        "else 0]")] = None,
+        help="Validation points (spirals: 0 or --n-train). \\[default: sine 200, spirals "
+        "--n-train, else 0]")] = None,
     n_test: Annotated[int | None, typer.Option(
         help="Test points. \\[default: sine 200 (grid), spirals 512, bands 200, "
         "circles 400]")] = None,
@@ -226,5 +247,10 @@ def register(app: typer.Typer) -> None:
     gen_app = typer.Typer(no_args_is_help=True, help="Generate HDF5 datasets from recipes.")
     gen_app.command("maxwell")(gen_maxwell)
     gen_app.command("toy")(gen_toy)
+    gen_app.command("maxwell-td")(gen_maxwell_td)
+    from surrogate.cli import sequence_data_commands as sequence  # imports this module
+
+    gen_app.command("fitzhugh-nagumo")(sequence.gen_fitzhugh_nagumo)
+    gen_app.command("adding")(sequence.gen_adding)
     app.add_typer(gen_app, name="gen-data")
     app.command("info")(info)

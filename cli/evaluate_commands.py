@@ -30,6 +30,19 @@ from surrogate.cli.common import (
     user_errors,
     write_json_atomic,
 )
+from surrogate.cli.sequence_evaluate_commands import (
+    DataOpt,
+    FreshOpt,
+    HorizonOpt,
+    MaterialRangeOpt,
+    MaterialSeedOpt,
+    MaxSeqOpt,
+    SampleOpt,
+    SetOpt,
+    VtkEveryOpt,
+    dispatch_kind,
+    evaluate_sequence,
+)
 
 
 class FemBaseline(str, Enum):
@@ -343,6 +356,7 @@ def _evaluate_and_write(run_dirs: list[Path], *, domains: list[str] | None, leve
 
 
 def evaluate(
+    ctx: typer.Context,
     run_dirs: RunDirs,
     domain: DomainOpt = None,
     levels: LevelsOpt = "1-4",
@@ -362,12 +376,37 @@ def evaluate(
     device: DeviceOpt = DeviceChoice.cpu,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
+    data: DataOpt = None,
+    set_: SetOpt = None,
+    horizon_factor: HorizonOpt = None,
+    fresh: FreshOpt = None,
+    max_sequences: MaxSeqOpt = None,
+    material_seed: MaterialSeedOpt = None,
+    material_range: MaterialRangeOpt = None,
+    sample: SampleOpt = None,
+    vtk_every: VtkEveryOpt = None,
 ) -> None:
     """L² errors and timings of surrogates vs the lowest-order Nédélec FEM on test domains.
 
+    Runs trained on sequence data (lem, cornn, lstm) are evaluated instead on sequences they
+    never saw, rebuilt from their dataset's recipe: unseen signals (the test split), unseen
+    materials (maxwell-td) and a longer horizon; per-sequence relative L² errors, traces and
+    error over time (--plots), probe and FEM field time series (--vtk, maxwell-td).
+
     Example: surrogate evaluate runs/fdnn runs/resnet --domain cube --levels 1-5 --out out/
     --vtk out/vtk --plots out/plots
+
+    Sequence example: surrogate evaluate runs/lem --horizon-factor 2 --out out/ --plots
+    out/plots --vtk out/vtk
     """
+    if dispatch_kind(ctx, run_dirs) == "sequence":
+        settings = {"set_": set_, "horizon_factor": horizon_factor, "fresh": fresh,
+                    "max_sequences": max_sequences, "material_seed": material_seed,
+                    "material_range": material_range, "sample": sample,
+                    "vtk_every": vtk_every, "device": device.value}
+        evaluate_sequence(run_dirs[0], settings, data=data, out=out, vtk=vtk, plots=plots,
+                          report=report, as_json=as_json, quiet=quiet)
+        return
     _evaluate_and_write(run_dirs, domains=domain, levels=levels, fem=fem, solver=solver,
                         slice_=slice_, problem=problem, intorder=intorder, device=device,
                         out=out, vtk=vtk,
@@ -375,6 +414,7 @@ def evaluate(
 
 
 def report(
+    ctx: typer.Context,
     run_dirs: RunDirs,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder of index.html.")]
     = Path("report"),
@@ -395,6 +435,10 @@ def report(
 
     Example: surrogate report runs/* --domain cube --levels 1-4 --out report/
     """
+    if dispatch_kind(ctx, run_dirs) == "sequence":
+        evaluate_sequence(run_dirs[0], {"device": device.value}, data=None, out=out, vtk=vtk,
+                          plots=out / "plots", report=True, as_json=as_json, quiet=quiet)
+        return
     _evaluate_and_write(run_dirs, domains=domain, levels=levels, fem=fem, solver=solver,
                         slice_=slice_, problem=problem, intorder=intorder, device=device,
                         out=out, vtk=vtk,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,6 +29,9 @@ class Arch(str, Enum):
     implicit_resnet = "implicit-resnet"
     ck_net = "ck-net"
     ode_net = "ode-net"
+    lem = "lem"
+    cornn = "cornn"
+    lstm = "lstm"
 
 
 class ActivationName(str, Enum):
@@ -39,6 +44,16 @@ class ActivationName(str, Enum):
 class HorizonMode(str, Enum):
     penalty = "penalty"
     exact = "exact"
+
+
+class Damping(str, Enum):
+    implicit = "implicit"
+    explicit = "explicit"
+
+
+class Readout(str, Enum):
+    sequence = "sequence"
+    last = "last"
 
 
 class Optimizer(str, Enum):
@@ -85,7 +100,34 @@ def resolve_fit_options(config_file: Path | None, model_flags: dict[str, Any],
     return model, train
 
 
+def _print_sequence_fit_summary(run: Any) -> None:
+    """Summary of a sequence run: model, epochs, per-sequence and pooled errors, Δt."""
+    metrics = run.metrics
+    config = run.model_config
+    dt = "learned" if config.learn_dt else f"{config.dt:g}"
+    lines = [
+        f"[bold]{run.path}[/]  {config.arch} hidden {config.hidden}, Δt {dt}, read-out "
+        f"{config.readout}, {metrics['parameter_count']} parameters",
+        f"epochs  {metrics['epochs_run']} ({metrics['stop_reason']}), "
+        f"{metrics['wall_time_s']:.1f} s training",
+        "relative L² error per sequence (mean / median)  " + ", ".join(
+            f"{name} {value['mean']:.3e} / {value['median']:.3e}"
+            for name, value in metrics["sequence_relative_l2_error"].items() if value),
+        "relative L² error pooled  " + ", ".join(
+            f"{name} {value:.3e}" for name, value in metrics["relative_l2_error"].items()
+            if value is not None),
+    ]
+    if metrics.get("dt"):
+        lines.append("Δt min / mean / max  " + " / ".join(
+            f"{metrics['dt'][key]:.4g}" for key in ("dt_min", "dt_mean", "dt_max")))
+    for line in lines:
+        console.print(line, highlight=False, soft_wrap=True)
+
+
 def _print_fit_summary(run: Any) -> None:
+    if run.dataset.get("kind") == "sequence":
+        _print_sequence_fit_summary(run)
+        return
     metrics = run.metrics
     errors = metrics["relative_l2_error"]
     config = run.model_config
@@ -126,8 +168,9 @@ def fit(
                                                    "\\[default: 0.1]")] = None,
     tau_min: Annotated[float | None, typer.Option(help="Lower bound of learned steps. "
                                                   "\\[default: 1e-6]")] = None,
-    gamma: Annotated[float | None, typer.Option(help="Fractional order γ in (0, 1) "
-                                                "(frac-dnn). \\[default: 0.5]")] = None,
+    gamma: Annotated[float | None, typer.Option(
+        help="frac-dnn: fractional order γ in (0, 1) \\[default: 0.5]; cornn: oscillation "
+        "frequency γ > 0 of eq. 2.3 \\[default: 2.7].")] = None,
     activation: Annotated[ActivationName | None, typer.Option(
         help="Activation σ. \\[default: smooth-relu]")] = None,
     theta: Annotated[float | None, typer.Option(help="θ in [0, 1] of implicit-resnet "
@@ -143,10 +186,34 @@ def fit(
     multistep: Annotated[bool | None, typer.Option(
         "--multistep/--no-multistep", help="ode-net: two-step variant with trainable k_l. "
         "\\[default: off]")] = None,
+    step_lipschitz: Annotated[float | None, typer.Option(
+        help="Bound c > 0 on τ^k‖W‖₂ of every hidden step (resnet, ck-net; c < 1: invertible "
+        "ResNet steps). \\[default: off]")] = None,
+    skew_weights: Annotated[bool | None, typer.Option(
+        "--skew-weights/--no-skew-weights", help="Hidden layers use W = A − Aᵀ (purely "
+        "imaginary spectrum; resnet, implicit-resnet). \\[default: off]")] = None,
     time_horizon: Annotated[float | None, typer.Option(help="Final time T = Σ τ "
                                                        "(optional).")] = None,
     horizon_mode: Annotated[HorizonMode | None, typer.Option(
         help="Enforce Σ τ = T by a penalty or exactly. \\[default: penalty]")] = None,
+    hidden: Annotated[int | None, typer.Option(
+        help="lem, cornn, lstm: hidden units m (pointwise archs use --width). "
+        "\\[default: 32]")] = None,
+    dt: Annotated[float | None, typer.Option(
+        help="lem, cornn: time step Δt > 0 (the initial value with --learn-dt). "
+        "\\[default: lem 1, cornn 0.042]")] = None,
+    learn_dt: Annotated[bool | None, typer.Option(
+        "--learn-dt/--no-learn-dt", help="lem, cornn: learn one Δt_i = softplus(ρ_i) > 0 per "
+        "hidden unit. \\[default: off]")] = None,
+    damping: Annotated[Damping | None, typer.Option(
+        help="cornn: damping −Δt ε z taken at the new step (implicit) or the old one "
+        "(explicit). \\[default: implicit]")] = None,
+    epsilon: Annotated[float | None, typer.Option(
+        help="cornn: damping ε > 0 of eq. 2.3. \\[default: 4.7]")] = None,
+    readout: Annotated[Readout | None, typer.Option(
+        help="Sequence archs: linear read-out at every step (seq-to-seq) or at the last step "
+        "(seq-to-one). \\[default: last when the dataset's targets hold one time step, else "
+        "sequence]")] = None,
     optimizer: Annotated[Optimizer | None, typer.Option(help="Optimiser (sgd = steepest "
                                                         "descent). \\[default: adam]")] = None,
     lr: Annotated[float | None, typer.Option(help="Learning rate. \\[default: 0.01]")] = None,
@@ -156,7 +223,8 @@ def fit(
     schedule: Annotated[Schedule | None, typer.Option(help="LR schedule per epoch. "
                                                       "\\[default: cosine]")] = None,
     epochs: Annotated[int | None, typer.Option(help="Maximum epochs. \\[default: 4000]")] = None,
-    batch_size: Annotated[int | None, typer.Option(help="Mini-batch size; 0 = full batch. "
+    batch_size: Annotated[int | None, typer.Option(help="Mini-batch size (rows; whole sequences "
+                                                   "on sequence data); 0 = full batch. "
                                                    "\\[default: full batch]")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of initialisation and shuffling. "
                                              "\\[default: 0]")] = None,
@@ -178,6 +246,13 @@ def fit(
     device: Annotated[Device | None, typer.Option(help="cpu, cuda or auto. \\[default: cpu]")]
     = None,
     dtype: Annotated[DType | None, typer.Option(help="Float type. \\[default: float32]")] = None,
+    nproc: Annotated[int | None, typer.Option(
+        help="Train data-parallel on N processes of this machine (DistributedDataParallel: gloo "
+        "on CPU, nccl on CUDA, one GPU each); the shortcut of torchrun --nproc-per-node N -m "
+        "surrogate fit .... \\[default: 1]", min=1)] = None,
+    bf16: Annotated[bool | None, typer.Option(
+        "--bf16/--no-bf16", help="Forward passes under bfloat16 autocast (needs --dtype "
+        "float32). \\[default: off]")] = None,
     prune_every: Annotated[int | None, typer.Option(help="Prune layers with τ < --prune-tol "
                                                     "every K epochs. \\[default: off]")] = None,
     prune_tol: Annotated[float | None, typer.Option(help="Pruning tolerance. \\[default: 0.05]")]
@@ -195,7 +270,19 @@ def fit(
 ) -> None:
     """Train a surrogate on a dataset and write a run directory (model.pt, config.json, ...).
 
+    Pointwise datasets train the τ-stepping networks (resnet, frac-dnn, ...); sequence
+    datasets train lem, cornn or lstm (--hidden, --dt, --learn-dt, --damping, --gamma,
+    --epsilon, --readout) on whole sequences, normalised per channel; the τ-layer penalties
+    and pruning (--lambda1, --lambda2, --beta, --horizon-weight, --smoothness,
+    --prune-every) apply to pointwise archs only.
+
     Example: surrogate fit data/maxwell.h5 --arch frac-dnn --tau learned -o runs/fdnn
+
+    Sequence example: surrogate fit data/fhn.h5 --arch lem --hidden 32 --learn-dt
+    --batch-size 32 --grad-clip 1 --epochs 200 -o runs/lem
+
+    Data-parallel example (2 processes; or torchrun --nproc-per-node 2 -m surrogate fit ...):
+    surrogate fit data/maxwell.h5 --nproc 2 --batch-size 1024 -o runs/ddp
     """
     with user_errors():
         model_flags = {"arch": arch, "depth": depth, "width": width, "tau": tau,
@@ -203,7 +290,10 @@ def fit(
                        "activation": activation, "time_horizon": time_horizon,
                        "horizon_mode": horizon_mode, "theta": theta, "solver_tol": solver_tol,
                        "solver_max_iter": solver_max_iter, "order": order, "cubic": cubic,
-                       "multistep": multistep}
+                       "multistep": multistep, "step_lipschitz": step_lipschitz,
+                       "skew_weights": skew_weights}
+        model_flags |= {"hidden": hidden, "dt": dt, "learn_dt": learn_dt, "damping": damping,
+                        "epsilon": epsilon, "readout": readout}
         train_flags = {"optimizer": optimizer, "lr": lr, "lr_min": lr_min, "momentum": momentum,
                        "schedule": schedule, "epochs": epochs, "batch_size": batch_size,
                        "seed": seed, "lambda1": lambda1, "lambda2": lambda2, "beta": beta,
@@ -211,7 +301,7 @@ def fit(
                        "patience": patience,
                        "checkpoint_every": checkpoint_every, "device": device, "dtype": dtype,
                        "prune_every": prune_every, "prune_tol": prune_tol,
-                       "grad_clip": grad_clip}
+                       "grad_clip": grad_clip, "nproc": nproc, "bf16": bf16}
         model, train = resolve_fit_options(config, model_flags, train_flags)
         if not data.is_file():
             from surrogate.errors import DataFormatError
@@ -224,24 +314,50 @@ def fit(
             raise InputError(f"--resume continues the stored model; drop the model options "
                              f"({', '.join(sorted(model))})")
         out = out if out is not None else Path("runs") / str(model.get("arch", "resnet"))
+        from surrogate.distributed import launched_world_size, process_group
+
+        world = launched_world_size()
+        if world == 1 and train.get("nproc", 1) > 1:
+            _launch(train["nproc"])
+        reporting = os.environ.get("RANK", "0") == "0"  # of several processes, rank 0 reports
         from surrogate.training import TrainingInterrupted
         from surrogate.training import fit as fit_run
 
         try:
-            with progress_display(quiet) as on_progress:
+            with process_group(), progress_display(quiet or not reporting) as on_progress:
                 run = fit_run(data, model, train or None, out, resume=resume,
                               overwrite=overwrite, on_progress=on_progress)
         except TrainingInterrupted as stop:
+            processes = f" --nproc {world}" if world > 1 else ""
             where = (f"checkpoint {stop.checkpoint} (epoch {stop.epoch}); continue with "
-                     f"`surrogate fit {data} -o {out} --resume`" if stop.checkpoint
+                     f"`surrogate fit {data} -o {out} --resume{processes}`" if stop.checkpoint
                      else "no checkpoint written yet")
             raise interrupt_exit(where) from None
+    if not reporting:
+        return
     if as_json:
         from surrogate.runs import json_safe
 
         typer.echo(json.dumps(json_safe({"path": str(run.path), **run.metrics}), indent=2))
     elif not quiet:
         _print_fit_summary(run)
+
+
+def _launch(nproc: int) -> None:
+    """Run this ``surrogate fit`` command line as ``nproc`` processes; exit with their code."""
+    from surrogate.cli.common import fail, state
+    from surrogate.errors import InputError
+    from surrogate.launch import launch_processes
+
+    argv = sys.argv[1:]
+    if "fit" not in argv:
+        raise InputError("--nproc relaunches the `surrogate fit` command line; from Python "
+                         "use torchrun --nproc-per-node N -m surrogate fit ...")
+    result = launch_processes(nproc, argv)
+    if result.message:
+        raise fail(result.message)
+    state.interrupt_reported = True  # rank 0 has said why it stopped
+    raise typer.Exit(code=result.exit_code)
 
 
 def _print_prune_report(report: dict[str, Any]) -> None:

@@ -3,9 +3,12 @@
 FORMAT_NAME = "surrogate-dataset"
 FORMAT_VERSION = 1
 KINDS = ("pointwise", "sequence")
+READOUTS = ("sequence", "last")
+"""Sequence targets: one per time step (N, T, k), or at the last step only (N, 1, k)."""
 SPLIT_NAMES = ("train", "val", "test")
 REQUIRED_ATTRS = ("format", "version", "kind", "problem", "domain", "recipe", "seed",
                   "content_hash", "package_version", "created")
 DTYPES = ("float64", "float32")
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "KINDS", "SPLIT_NAMES", "REQUIRED_ATTRS", "DTYPES"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "KINDS", "READOUTS", "SPLIT_NAMES", "REQUIRED_ATTRS",
+           "DTYPES"]

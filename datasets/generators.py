@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from surrogate.datasets.maxwell_td import MaxwellTDRecipe, generate_maxwell_td
 from surrogate.datasets.recipes import MaxwellRecipe, ToyRecipe
+from surrogate.datasets.sequence_benchmarks import generate_adding, generate_fitzhugh_nagumo
+from surrogate.datasets.sequence_recipes import AddingRecipe, FitzHughNagumoRecipe
 from surrogate.datasets.splits import make_splits
 from surrogate.datasets.toy import generate_toy
 from surrogate.datasets.writer import write_dataset
@@ -128,11 +132,16 @@ def generate_maxwell(
 RECIPE_KINDS: dict[str, tuple[type, Callable[..., GeneratedData]]] = {
     "maxwell": (MaxwellRecipe, generate_maxwell),
     "toy": (ToyRecipe, generate_toy),
+    "fitzhugh-nagumo": (FitzHughNagumoRecipe, generate_fitzhugh_nagumo),
+    "adding": (AddingRecipe, generate_adding),
+    "maxwell-td": (MaxwellTDRecipe, generate_maxwell_td),
 }
 
 
 def estimated_file_bytes(recipe: Any) -> int:
     """Rough size of the dataset file of ``recipe`` in bytes (samples, splits, FEM mesh)."""
+    if hasattr(recipe, "estimated_bytes"):  # recipes that know their own size
+        return int(recipe.estimated_bytes())
     n = int(getattr(recipe, "n", 0))
     itemsize = 4 if getattr(recipe, "dtype", "float64") == "float32" else 8
     size = n * (10 * itemsize + 8) + 64 * 1024  # 7 inputs + 3 targets, split index, header
@@ -142,9 +151,19 @@ def estimated_file_bytes(recipe: Any) -> int:
     return size
 
 
+def _streamed_generator(kind: str) -> Callable[..., Any] | None:
+    """The streamed generator of recipe ``kind`` (executor, resume), or None."""
+    if kind == "maxwell-td":
+        from surrogate.datasets.maxwell_td_stream import stream_maxwell_td
+
+        return stream_maxwell_td
+    return None
+
+
 def generate_dataset(
     recipe: Any, path: str | os.PathLike, on_progress: ProgressCallback | None = None,
-    summary_path: str | os.PathLike | None = None,
+    summary_path: str | os.PathLike | None = None, *, executor: Executor | None = None,
+    max_in_flight: int | None = None, resume: bool = False,
 ) -> dict[str, Any]:
     """Run the generator registered for ``recipe`` and write the file atomically.
 
@@ -153,6 +172,12 @@ def generate_dataset(
     is written there, renamed into place together with the dataset (an interrupt never
     leaves a summary that belongs to another file). Returns the summary of the written file
     (see :func:`dataset_summary`).
+
+    Streamed kinds (``maxwell-td``, :mod:`surrogate.datasets.streaming`) run their FEM tasks on
+    ``executor`` (any ``concurrent.futures.Executor``; None: this process), at most
+    ``max_in_flight`` at a time, and write through a partial file that ``resume=True``
+    continues after an interruption; the file is the same bytes either way. Other kinds
+    refuse ``executor`` and ``resume``.
     """
     from surrogate.atomic_files import atomic_path
     from surrogate.datasets.summary import dataset_summary
@@ -162,11 +187,15 @@ def generate_dataset(
     kind = next((k for k, (cls, _) in RECIPE_KINDS.items() if isinstance(recipe, cls)), None)
     if kind is None:
         raise InputError(f"no generator registered for {type(recipe).__name__}")
+    streamed = _streamed_generator(kind)
+    if streamed is None and (executor is not None or resume):
+        raise InputError(f"{kind} datasets are generated in one process; workers, Dask and "
+                         "--resume apply to maxwell-td")
     path = Path(path)
-    check_output_file(path, needed_bytes=estimated_file_bytes(recipe), what="dataset file")
+    needed = estimated_file_bytes(recipe) * (2 if streamed else 1)  # + the partial file
+    check_output_file(path, needed_bytes=needed, what="dataset file")
     if summary_path is not None:
         check_output_file(summary_path, what="summary file")
-    data = RECIPE_KINDS[kind][1](recipe, on_progress)
     summary: dict[str, Any] = {}
 
     def commit(tmp: Path, final: Path) -> None:
@@ -179,13 +208,20 @@ def generate_dataset(
                 summary_tmp.write_text(json.dumps(summary, indent=2) + "\n")
                 os.replace(tmp, final)
 
-    write_dataset(
-        path, inputs=data.inputs, targets=data.targets, input_names=data.input_names,
-        target_names=data.target_names, splits=data.splits, problem=data.problem,
-        domain=data.domain, recipe=data.recipe, seed=data.seed, kind=data.kind,
-        time=data.time, mesh=data.mesh, fem=data.fem, dtype=data.dtype, attrs=data.attrs,
-        commit=commit,
-    )
+    if streamed is not None:
+        from surrogate.datasets.streaming import write_streamed
+
+        plan = streamed(recipe, executor, max_in_flight, on_progress)
+        write_streamed(plan, path, resume=resume, commit=commit, on_progress=on_progress)
+    else:
+        data = RECIPE_KINDS[kind][1](recipe, on_progress)
+        write_dataset(
+            path, inputs=data.inputs, targets=data.targets, input_names=data.input_names,
+            target_names=data.target_names, splits=data.splits, problem=data.problem,
+            domain=data.domain, recipe=data.recipe, seed=data.seed, kind=data.kind,
+            time=data.time, mesh=data.mesh, fem=data.fem, dtype=data.dtype, attrs=data.attrs,
+            commit=commit,
+        )
     if on_progress is not None:
         on_progress(1, 1, "done")
     return summary

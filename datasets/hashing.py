@@ -25,4 +25,31 @@ def content_hash(inputs: np.ndarray, targets: np.ndarray) -> str:
     return f"sha256:{digest.hexdigest()}"
 
 
-__all__ = ["content_hash"]
+class ContentHasher:
+    """:func:`content_hash` fed array by array in row blocks (arrays larger than memory).
+
+    ``start("inputs", dtype, shape)``, ``update(block)`` for its rows in order, then the
+    same for ``targets``; :meth:`value` equals ``content_hash(inputs, targets)``.
+    """
+
+    def __init__(self) -> None:
+        self._digest = hashlib.sha256()
+        self._dtype: np.dtype | None = None
+
+    def start(self, name: str, dtype: np.dtype | str, shape: tuple[int, ...]) -> None:
+        """Begin array ``name`` of the given dtype and full shape."""
+        self._dtype = np.dtype(dtype).newbyteorder("<")
+        header = f"{name}|{self._dtype.str}|{','.join(str(int(s)) for s in shape)}|"
+        self._digest.update(header.encode("ascii"))
+
+    def update(self, block: np.ndarray) -> None:
+        """The next rows of the current array."""
+        arr = np.ascontiguousarray(block, dtype=self._dtype)
+        self._digest.update(memoryview(arr).cast("B"))
+
+    def value(self) -> str:
+        """``"sha256:<hex>"``."""
+        return f"sha256:{self._digest.hexdigest()}"
+
+
+__all__ = ["content_hash", "ContentHasher"]

@@ -18,6 +18,7 @@ from surrogate.datasets.format import (
     FORMAT_NAME,
     FORMAT_VERSION,
     KINDS,
+    READOUTS,
     REQUIRED_ATTRS,
     SPLIT_NAMES,
 )
@@ -43,7 +44,7 @@ _FLOAT_DTYPES = ("float32", "float64")
 
 @dataclass(frozen=True)
 class Dataset:
-    """An in-memory dataset: inputs (N, d) or (N, T, d), targets (N, k) or (N, T, k)."""
+    """In-memory dataset: inputs (N, d) or (N, T, d); targets (N, k), (N, T, k) or (N, 1, k)."""
 
     path: Path
     kind: str
@@ -70,6 +71,11 @@ class Dataset:
 
     def __len__(self) -> int:
         return int(self.inputs.shape[0])
+
+    @property
+    def readout(self) -> str:
+        """``"last"``: sequence targets (N, 1, k) at the last step; else ``"sequence"``."""
+        return "last" if self.attrs.get("readout") == "last" else "sequence"
 
 
 def _attr(value: Any) -> Any:
@@ -297,6 +303,25 @@ def _read_splits(f: h5py.File, n: int, file_size: int, budget: _Budget,
     return splits
 
 
+def _check_target_shape(kind: str, attrs: dict[str, Any], inputs: tuple[int, ...],
+                        targets: tuple[int, ...], problems: list[str]) -> None:
+    """Targets agree with inputs on all but the last axis; with the optional root attribute
+    ``readout = "last"`` (sequence only) they are ``(N, 1, k)``: one target per sequence."""
+    readout = attrs.get("readout", "sequence")
+    if readout not in READOUTS:
+        problems.append(f"readout attribute is {readout!r}, expected one of: "
+                        f"{', '.join(READOUTS)}")
+        return
+    if readout == "last" and kind != "sequence":
+        problems.append(f"readout attribute 'last' is only allowed for kind 'sequence', "
+                        f"not {kind!r}")
+        return
+    expected = (inputs[0], 1) if readout == "last" else inputs[:-1]
+    if targets[:-1] != expected:
+        problems.append(f"'targets' shape {targets} does not match 'inputs' shape {inputs}"
+                        + (" (readout 'last' needs (N, 1, k))" if readout == "last" else ""))
+
+
 def _scan(f: h5py.File, *, check_hash: bool, problems: list[str], file_size: int,
           memory: int) -> dict[str, Any]:
     """Check the open file against the spec; append problems; return what was read.
@@ -324,9 +349,7 @@ def _scan(f: h5py.File, *, check_hash: bool, problems: list[str], file_size: int
     if len(arrays) < 2:
         raise _Invalid
     n = arrays["inputs"].shape[0]
-    if arrays["targets"].shape[:-1] != arrays["inputs"].shape[:-1]:
-        problems.append(f"'targets' shape {arrays['targets'].shape} does not match 'inputs' "
-                        f"shape {arrays['inputs'].shape}")
+    _check_target_shape(kind, attrs, arrays["inputs"].shape, arrays["targets"].shape, problems)
     time = None
     if kind == "sequence":
         ds = _hard_dataset(f, "time")

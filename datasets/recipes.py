@@ -92,6 +92,8 @@ class ToyRecipe:
                              f"{', '.join(TOY_DEFAULTS)}")
         defaults = dict(zip(("n_train", "n_val", "n_test", "noise"), TOY_DEFAULTS[self.name],
                             strict=True))
+        if self.name == "spirals" and self.n_val is None and self.n_train is not None:
+            defaults["n_val"] = self.n_train  # validation points lie between the training ones
         for key, default in defaults.items():
             value = default if getattr(self, key) is None else getattr(self, key)
             kind, minimum = (float, 0.0) if key == "noise" else (int, 1 if key == "n_train" else 0)

@@ -20,7 +20,10 @@ def _ranges(values: np.ndarray, names: tuple[str, ...]) -> dict[str, dict[str, f
 
 
 def dataset_summary(path: str | os.PathLike, *, verify_hash: bool = True) -> dict[str, Any]:
-    """Read and validate ``path``; return kind, shapes, names, splits, ranges, hash, recipe."""
+    """Read and validate ``path``; return kind, shapes, names, splits, ranges, hash, recipe.
+
+    ``readout`` (sequence datasets): ``"sequence"`` (a target per step) or ``"last"``.
+    """
     ds = read_dataset(path, verify_hash=verify_hash)
     with h5py.File(ds.path, "r") as f:
         groups = [g for g in ("mesh", "fem") if g in f]
@@ -35,6 +38,7 @@ def dataset_summary(path: str | os.PathLike, *, verify_hash: bool = True) -> dic
         "target_ranges": _ranges(ds.targets, ds.target_names),
         "content_hash": ds.content_hash, "recipe": ds.recipe, "groups": groups,
         "classes": ds.attrs.get("classes"),
+        "readout": ds.readout if ds.kind == "sequence" else None,
         "created": ds.attrs.get("created"), "package_version": ds.attrs.get("package_version"),
     }
 

@@ -15,11 +15,19 @@ import h5py
 import numpy as np
 
 from surrogate import __version__
-from surrogate.datasets.format import DTYPES, FORMAT_NAME, FORMAT_VERSION, KINDS, SPLIT_NAMES
+from surrogate.datasets.format import (
+    DTYPES,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    KINDS,
+    READOUTS,
+    SPLIT_NAMES,
+)
 from surrogate.datasets.hashing import content_hash
 from surrogate.errors import InputError
 
 _CHUNK_BYTES = 1 << 20  # about 1 MiB per chunk
+_COPY_CHUNKS = 16  # chunks per block when rows are copied from another file
 
 
 def creation_time() -> str:
@@ -32,25 +40,47 @@ def creation_time() -> str:
     return stamp.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def _put(group: h5py.Group, name: str, data: np.ndarray) -> h5py.Dataset:
+def _put(group: h5py.Group, name: str, data: np.ndarray | h5py.Dataset) -> h5py.Dataset:
     """Create a dataset; large arrays are chunked along axis 0 (about 1 MiB per chunk).
 
     Integer arrays (splits, mesh cells) are gzip(1)+shuffle compressed; float samples are
-    not (random doubles shrink by ~15% at several times the write cost).
+    not (random doubles shrink by ~15% at several times the write cost). ``data`` may be an
+    h5py Dataset of another file (a streamed generation's rows): it is copied in row blocks
+    of whole chunks, in order, so the file is the one the full array would give.
     """
-    data = np.asarray(data)
+    streamed = isinstance(data, h5py.Dataset)
+    data = data if streamed else np.asarray(data)
     kwargs: dict[str, Any] = {"track_times": False}
     if data.ndim >= 1 and data.size > 4096:
-        row_bytes = data.itemsize * int(np.prod(data.shape[1:], dtype=np.int64))
+        row_bytes = data.dtype.itemsize * int(np.prod(data.shape[1:], dtype=np.int64))
         rows = min(data.shape[0], max(1, _CHUNK_BYTES // max(1, row_bytes)))
         kwargs["chunks"] = (rows, *data.shape[1:])
         if data.dtype.kind in "iu":
             kwargs.update(compression="gzip", compression_opts=1, shuffle=True)
-    return group.create_dataset(name, data=data, **kwargs)
+    if not streamed:
+        return group.create_dataset(name, data=data, **kwargs)
+    ds = group.create_dataset(name, shape=data.shape, dtype=data.dtype, **kwargs)
+    step = kwargs["chunks"][0] * _COPY_CHUNKS if "chunks" in kwargs else max(1, data.shape[0])
+    for start in range(0, data.shape[0], step):
+        ds[start:start + step] = data[start:start + step]
+    return ds
+
+
+def _check_readout(kind: str, readout: Any, inputs: np.ndarray, targets: np.ndarray) -> None:
+    """The optional ``readout`` attribute: sequence targets per step, or at the last step only."""
+    if readout not in READOUTS:
+        raise InputError(f"unknown readout {readout!r}; choose one of: {', '.join(READOUTS)}")
+    if kind != "sequence" and readout != "sequence":
+        raise InputError(f"readout {readout!r} applies to sequence datasets only")
+    steps = 1 if readout == "last" else inputs.shape[1]
+    if kind == "sequence" and targets.shape[:2] != (inputs.shape[0], steps):
+        raise InputError(f"inputs {inputs.shape} and targets {targets.shape} disagree: readout "
+                         f"{readout!r} needs targets of shape ({inputs.shape[0]}, {steps}, k)")
 
 
 def _check_arrays(kind: str, inputs: np.ndarray, targets: np.ndarray, input_names: Sequence[str],
-                  target_names: Sequence[str], time: np.ndarray | None) -> None:
+                  target_names: Sequence[str], time: np.ndarray | None,
+                  readout: Any = "sequence") -> None:
     if kind not in KINDS:
         raise InputError(f"unknown dataset kind {kind!r}; choose one of: {', '.join(KINDS)}")
     ndim = 2 if kind == "pointwise" else 3
@@ -62,10 +92,25 @@ def _check_arrays(kind: str, inputs: np.ndarray, targets: np.ndarray, input_name
             raise InputError(f"{label} has {arr.shape[-1]} columns but {len(names)} names")
         if not np.all(np.isfinite(arr)):
             raise InputError(f"{label} contain NaN or inf values")
-    if inputs.shape[:-1] != targets.shape[:-1]:
+    _check_readout(kind, readout, inputs, targets)
+    if kind == "pointwise" and inputs.shape[:-1] != targets.shape[:-1]:
         raise InputError(f"inputs {inputs.shape} and targets {targets.shape} disagree in length")
     if kind == "sequence" and (time is None or np.shape(time) != (inputs.shape[1],)):
         raise InputError(f"sequence datasets need time of shape ({inputs.shape[1]},)")
+
+
+def root_attributes(*, kind: str, problem: str, domain: str, recipe: Mapping[str, Any],
+                    seed: int, digest: str, dtype: str,
+                    attrs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The root attributes of a dataset file, in the order they are written."""
+    root = {
+        "format": FORMAT_NAME, "version": FORMAT_VERSION, "kind": kind,
+        "problem": problem, "domain": domain,
+        "recipe": json.dumps(dict(recipe), sort_keys=True), "seed": int(seed),
+        "content_hash": digest, "package_version": __version__,
+        "created": creation_time(), "dtype": dtype,
+    }
+    return {**root, **dict(attrs or {})}
 
 
 def write_dataset(
@@ -94,6 +139,7 @@ def write_dataset(
     when complete; on any exception (KeyboardInterrupt, a full disk included) the temporary
     file is removed and no file appears at ``path``. ``mesh``/``fem`` map names to arrays
     (``fem`` may also hold scalar/str entries, stored as attributes of ``fem/``).
+    ``attrs`` may hold ``readout="last"`` (sequence targets ``(N, 1, k)`` at the last step).
     ``commit(temporary, path)`` puts the complete file in place (default ``os.replace``; a
     caller may rename companion files at the same moment).
     """
@@ -101,7 +147,8 @@ def write_dataset(
         raise InputError(f"unknown dtype {dtype!r}; choose one of: {', '.join(DTYPES)}")
     inputs = np.asarray(inputs, dtype=dtype)
     targets = np.asarray(targets, dtype=dtype)
-    _check_arrays(kind, inputs, targets, input_names, target_names, time)
+    _check_arrays(kind, inputs, targets, input_names, target_names, time,
+                  dict(attrs or {}).get("readout", "sequence"))
     n = inputs.shape[0]
     for name in SPLIT_NAMES:
         idx = np.asarray(splits[name])
@@ -113,33 +160,11 @@ def write_dataset(
     tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
         with h5py.File(tmp, "x") as f:
-            root = {
-                "format": FORMAT_NAME, "version": FORMAT_VERSION, "kind": kind,
-                "problem": problem, "domain": domain,
-                "recipe": json.dumps(dict(recipe), sort_keys=True), "seed": int(seed),
-                "content_hash": digest, "package_version": __version__,
-                "created": creation_time(), "dtype": dtype,
-            }
-            for key, value in {**root, **dict(attrs or {})}.items():
-                f.attrs[key] = value
-            for label, arr, names in (("inputs", inputs, input_names),
-                                      ("targets", targets, target_names)):
-                ds = _put(f, label, arr)
-                ds.attrs["names"] = np.array([str(s) for s in names], dtype=h5py.string_dtype())
-            if kind == "sequence":
-                _put(f, "time", np.asarray(time, dtype=dtype))
-            group = f.create_group("splits")
-            for name in SPLIT_NAMES:
-                _put(group, name, np.asarray(splits[name], dtype=np.int64))
-            for gname, content in (("mesh", mesh), ("fem", fem)):
-                if content is None:
-                    continue
-                group = f.create_group(gname)
-                for key, value in content.items():
-                    if isinstance(value, np.ndarray):
-                        _put(group, key, value)
-                    else:
-                        group.attrs[key] = value
+            root = root_attributes(kind=kind, problem=problem, domain=domain, recipe=recipe,
+                                   seed=seed, digest=digest, dtype=dtype, attrs=attrs)
+            write_contents(f, root=root, inputs=inputs, targets=targets,
+                           input_names=input_names, target_names=target_names, kind=kind,
+                           time=time, dtype=dtype, splits=splits, mesh=mesh, fem=fem)
         (commit or os.replace)(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -148,4 +173,33 @@ def write_dataset(
     return digest
 
 
-__all__ = ["write_dataset", "creation_time"]
+def write_contents(f: h5py.File, *, root: Mapping[str, Any], inputs: np.ndarray | h5py.Dataset,
+                   targets: np.ndarray | h5py.Dataset, input_names: Sequence[str],
+                   target_names: Sequence[str], kind: str, time: np.ndarray | None,
+                   dtype: str, splits: Mapping[str, np.ndarray],
+                   mesh: Mapping[str, np.ndarray] | None = None,
+                   fem: Mapping[str, Any] | None = None) -> None:
+    """Fill the open, empty file ``f`` (attributes, arrays, groups) in the format's order."""
+    for key, value in root.items():
+        f.attrs[key] = value
+    for label, arr, names in (("inputs", inputs, input_names),
+                              ("targets", targets, target_names)):
+        ds = _put(f, label, arr)
+        ds.attrs["names"] = np.array([str(s) for s in names], dtype=h5py.string_dtype())
+    if kind == "sequence":
+        _put(f, "time", np.asarray(time, dtype=dtype))
+    group = f.create_group("splits")
+    for name in SPLIT_NAMES:
+        _put(group, name, np.asarray(splits[name], dtype=np.int64))
+    for gname, content in (("mesh", mesh), ("fem", fem)):
+        if content is None:
+            continue
+        group = f.create_group(gname)
+        for key, value in content.items():
+            if isinstance(value, np.ndarray):
+                _put(group, key, value)
+            else:
+                group.attrs[key] = value
+
+
+__all__ = ["write_dataset", "write_contents", "creation_time", "root_attributes"]

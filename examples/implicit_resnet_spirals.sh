@@ -3,39 +3,52 @@
 # command: classify two spirals (Haber & Ruthotto's test problem; 2 × 257 points on the arms,
 # every other one kept for validation, plus 512 random test points on the arms) with
 #
-#   resnet-25   ResNet (θ = 0), 25 layers × 6 nodes, step h
-#   trap-25     trapezoidal implicit ResNet (θ = ½), the same 25 layers × 6 nodes and h
+#   trap-25     trapezoidal implicit ResNet (θ = ½, eq. 7), 25 layers × 6 nodes, step h
+#   resnet-25   ResNet (θ = 0), the same 25 layers × 6 nodes and h
 #
-# each trained at a SMALL and a LARGE learning rate. The paper's claim: the trapezoidal net
-# trains (more accurately and robustly) where the ResNet diverges or stalls.
-# Measured (seed 0, defaults): at 0.05 trap-25 reaches 95.7% train / 96.9% test accuracy,
-# resnet-25 stalls at 89.9% / 86.9%; at 0.01 97.1% vs 85.2% test. Not a monotone story in
-# the rate: with LR_LARGE=0.1 resnet-25 got 94.2% train and trap-25 63.4% (Adam, constant rate:
-# both losses oscillate); with 0.2, trap-25 85.2% and resnet-25 70.0%. One seed only.
+# both with Example 1's skew-symmetric hidden weights γ = A − Aᵀ (eq. 8, --skew-weights),
+# trained by full-batch gradient descent. The claim: at the LARGE rate the trapezoidal net
+# trains where the ResNet diverges or stalls; resnet-25 is also run at a SMALL rate to show it
+# does train when the rate is small enough. Status of a run: diverged = fit stopped with a
+# non-finite loss/parameter or a failed implicit solve; trained = train accuracy >= TRAINED
+# (0.8; chance is 0.5); stalled = below. Accuracies are those of the epoch with the best
+# validation loss (--patience EPOCHS keeps it and never stops early): at the large rate the
+# trapezoidal net's loss oscillates (gradient descent at the edge of its stability).
+# "claim" in the JSON: trap-25 trained at LR_LARGE and resnet-25 not.
 #
-# Settings (paper -> here): 25 layers × 6 nodes, tanh, the smoothness penalty
-# 0.1/L Σ‖W_k − W_{k−1}‖² of Example 1 (--smoothness 0.2/25; ours is weight/2 Σ, biases
-# included). Changed: a linear output trained on one-hot targets by mean squared error (paper:
-# sigmoid output layer); full-batch Adam for EPOCHS epochs with a constant rate (the paper
-# gives neither optimiser nor rate for Example 2; full-batch gradient descent did not leave
-# 50% accuracy for either net in 300 epochs at h = 0.5); PyTorch's default initialisation;
-# W not restricted to skew-symmetric A − Aᵀ; fixed h = STEP (the paper does not give it).
+# Measured (defaults; train/test accuracy; fit seconds on a shared, loaded 2-core machine):
+#   seed  trap-25 lr 0.05      resnet-25 lr 0.05          resnet-25 lr 0.005
+#   0     ...
+#   1     ...
+#   2     ...
+#
+# Settings (paper -> here): 25 layers × 6 nodes, tanh, γ = A − Aᵀ ("the same network
+# architecture as in the previous example"), the smoothness penalty 0.1/L Σ‖W_k − W_{k−1}‖²
+# of Example 1 (--smoothness 0.2/25; ours is weight/2 Σ, biases included). Not given by the
+# paper, chosen here: h = STEP = 2 (with h = 0.5 the skew ResNet is stable and trains as well
+# as the trapezoidal net: Adam, cosine schedule, 300 epochs, lr 0.1: 98.8/99.2/98.4% vs
+# 100/99.6/93.8% train accuracy, seeds 0/1/2), full-batch gradient descent (Example 1's
+# optimiser; with Adam at a constant rate both nets' accuracies scatter with the seed, e.g.
+# lr 0.1, h 0.5: trap-25 95.7/99.6/89.5%, resnet-25 80.5/57.6/87.6%). Changed: a linear
+# output trained on one-hot targets by mean squared error (paper: sigmoid output layer);
+# PyTorch's default initialisation (paper: Glorot uniform).
 #
 # Usage:   examples/implicit_resnet_spirals.sh [OUT_DIR]      (default: implicit_resnet_spirals)
-# Options (environment): EPOCHS (300), LR_SMALL (0.01), LR_LARGE (0.05), STEP (h = 0.5),
-#          SEED (0), JOBS (fits at once, 2), SURROGATE (the command), PYTHON (python3, only
-#          for the summary line).
+# Options (environment): EPOCHS (600), LR_SMALL (0.005), LR_LARGE (0.05), STEP (h = 2),
+#          TRAINED (0.8), SEED (0), JOBS (fits at once, 2), SURROGATE (the command), PYTHON
+#          (python3, only for the summary line).
 # Output:  OUT_DIR/data/spirals.h5, OUT_DIR/runs/<net>-lr<rate>/ (one run per fit that
 #          finished; OUT_DIR/logs/<name>.err holds a fit's one-line error, e.g. divergence), and
-#          one JSON line: per run its status (trained: train accuracy >= 95% | stalled |
-#          diverged), train/val/test accuracy and final train/val loss.
+#          one JSON line: per run its status, train/val/test accuracy, final train/val loss and
+#          seconds; the claim; total seconds.
 set -euo pipefail
 
 OUT=${1:-implicit_resnet_spirals}
-EPOCHS=${EPOCHS:-300}
-LR_SMALL=${LR_SMALL:-0.01}
+EPOCHS=${EPOCHS:-600}
+LR_SMALL=${LR_SMALL:-0.005}
 LR_LARGE=${LR_LARGE:-0.05}
-STEP=${STEP:-0.5}
+STEP=${STEP:-2}
+TRAINED=${TRAINED:-0.8}
 SEED=${SEED:-0}
 JOBS=${JOBS:-2}
 SURROGATE=${SURROGATE:-surrogate}
@@ -43,6 +56,7 @@ PYTHON=${PYTHON:-python3}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 
 mkdir -p "$OUT/runs" "$OUT/logs"
+rm -f "$OUT"/logs/*.err
 "$SURROGATE" gen-data toy spirals --n-train 257 --n-val 257 --n-test 512 --seed "$SEED" \
     -o "$OUT/data/spirals.h5" --quiet
 
@@ -51,41 +65,46 @@ fit() {  # NAME LR ARCH [extra fit options]; a failed fit leaves its message in 
     shift 3
     rm -rf "$OUT/runs/$name"
     if "$SURROGATE" fit "$OUT/data/spirals.h5" --arch "$arch" --depth 25 --width 6 \
-            --tau "$STEP" --activation tanh --optimizer adam --lr "$lr" --schedule none \
-            --epochs "$EPOCHS" --smoothness 0.008 --seed "$SEED" "$@" \
-            -o "$OUT/runs/$name" --quiet 2> "$OUT/logs/$name.err"; then
+            --tau "$STEP" --skew-weights --activation tanh --optimizer sgd --lr "$lr" \
+            --schedule none --epochs "$EPOCHS" --patience "$EPOCHS" --smoothness 0.008 \
+            --seed "$SEED" "$@" -o "$OUT/runs/$name" --quiet 2> "$OUT/logs/$name.err"; then
         rm -f "$OUT/logs/$name.err"
     fi
 }
 
-for lr in "$LR_LARGE" "$LR_SMALL"; do  # the two slow implicit fits first, side by side
-    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
-    fit "trap-25-lr$lr" "$lr" implicit-resnet --theta 0.5 &
-done
+# the slow implicit fit on one core, both ResNet fits on the other
+fit "trap-25-lr$LR_LARGE" "$LR_LARGE" implicit-resnet --theta 0.5 &
 for lr in "$LR_LARGE" "$LR_SMALL"; do
     while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
     fit "resnet-25-lr$lr" "$lr" resnet &
 done
 while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || true; done
 
-"$PYTHON" - "$OUT" "$STEP" "$EPOCHS" <<'EOF'
+"$PYTHON" - "$OUT" "$STEP" "$EPOCHS" "$TRAINED" "$LR_LARGE" "$SEED" "$SECONDS" <<'EOF'
 import json, sys
 from pathlib import Path
 
-out, step, epochs = Path(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+out, step, epochs, trained = Path(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), \
+    float(sys.argv[4])
+large, seed, seconds = sys.argv[5], int(sys.argv[6]), int(sys.argv[7])
 runs = {}
 for err in sorted((out / "logs").glob("*.err")):
     message = err.read_text().strip()
-    diverged = "diverged" in message or "did not converge" in message
+    diverged = any(s in message for s in ("diverged", "did not converge", "solve failed"))
     runs[err.stem] = {"status": "diverged" if diverged else "failed", "error": message}
 for run in sorted((out / "runs").iterdir()):
     if (run / "metrics.json").is_file():
         m = json.loads((run / "metrics.json").read_text())
         acc = {k: round(v, 4) for k, v in m["accuracy"].items()}
-        runs[run.name] = {"status": "trained" if acc["train"] >= 0.95 else "stalled",
-                          "accuracy": acc, "train_loss": round(m["final_train_loss"], 5),
+        runs[run.name] = {"status": "trained" if acc["train"] >= trained else "stalled",
+                          "accuracy": acc, "best_epoch": m["best_epoch"],
+                          "train_loss": round(m["final_train_loss"], 5),
                           "val_loss": round(m["final_val_loss"], 5),
                           "seconds": round(m["fit_seconds"], 1)}
-print(json.dumps({"example": "reshniak-webster-2-spirals", "step": step, "epochs": epochs,
-                  "runs": dict(sorted(runs.items()))}))
+status = {net: runs.get(f"{net}-lr{large}", {}).get("status") for net in ("trap-25", "resnet-25")}
+holds = status["trap-25"] == "trained" and status["resnet-25"] in ("diverged", "stalled")
+print(json.dumps({"example": "reshniak-webster-2-spirals", "seed": seed, "step": step,
+                  "epochs": epochs, "runs": dict(sorted(runs.items())),
+                  "claim": {"lr": float(large), **status, "holds": holds},
+                  "seconds": seconds}))
 EOF

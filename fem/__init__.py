@@ -19,6 +19,11 @@ _EXPORTS = {
     "quadrature": ("quadrature_rule", "l2_norm"),
     "solvers": ("SolveInfo", "solve_hcurl_spd", "solve_maxwell_saddle"),
     "vtk": ("write_vtu", "write_pvd", "read_pvd"),
+    "time_domain": ("Material", "CavityOperators", "cavity_operators", "dipole_load",
+                    "NewmarkStepper", "newmark_run", "discrete_energy", "impulse_response",
+                    "convolve_response", "step_loads"),
+    "probes": ("probe_points", "n0_evaluation_matrix", "n0_cell_centre_matrix",
+               "n0_node_matrix"),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 

@@ -116,6 +116,30 @@ def write_vtu(
     return path
 
 
+def write_points_vtu(path: str | Path, points: np.ndarray,
+                     point_data: Mapping[str, np.ndarray] | None = None) -> Path:
+    """Write a point cloud (one VTK vertex cell per point) with point data (n,[3]), atomically.
+
+    ``points`` is (n, 3), e.g. probe locations; vectors always have 3 components.
+    """
+    import meshio
+
+    path = Path(path)
+    if path.suffix != ".vtu":
+        raise InputError(f"VTK unstructured-grid files end in .vtu, got {path.name!r}")
+    points = np.asarray(points, dtype=float)
+    if points.ndim != 2 or points.shape[1] != 3:
+        raise InputError(f"points must have shape (n, 3), got {points.shape}")
+    n = len(points)
+    pdata = {k: _checked_array(k, v, n, "point data") for k, v in (point_data or {}).items()}
+    out = meshio.Mesh(points=np.ascontiguousarray(points),
+                      cells=[("vertex", np.arange(n, dtype=np.int64)[:, None])],
+                      point_data=pdata)
+    with atomic_path(path, ".vtu") as tmp:
+        meshio.write(tmp, out, file_format="vtu")
+    return path
+
+
 def write_pvd(path: str | Path, datasets: Sequence[tuple[float, str]]) -> Path:
     """Write a ParaView collection: one ``<DataSet timestep=t file=f>`` per (t, f), atomically.
 
@@ -152,5 +176,5 @@ def read_pvd(path: str | Path) -> list[tuple[float, str]]:
 
 __all__ = [
     "n0_at_reference_points", "n0_at_cell_centres", "n0_at_nodes", "tet_volumes",
-    "write_vtu", "write_pvd", "read_pvd",
+    "write_vtu", "write_points_vtu", "write_pvd", "read_pvd",
 ]

@@ -17,7 +17,9 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 _EXPORTS = {
     "config": ("ModelConfig",),
-    "registry": ("architecture_names", "activation_names", "build_model"),
+    "sequence_config": ("SequenceModelConfig",),
+    "registry": ("architecture_names", "all_architecture_names", "activation_names",
+                 "build_model"),
     "train_config": ("TrainConfig",),
     "normalisation": ("Normalisation",),
     "training": ("fit", "TrainingInterrupted"),
@@ -25,6 +27,8 @@ _EXPORTS = {
     "run_validation": ("validate_run",),
     "pruning": ("prune_run",),
     "evaluation": ("EvaluationOptions", "Evaluation", "evaluate_runs"),
+    "sequence_evaluation": ("SequenceEvaluationOptions", "SequenceEvaluation",
+                            "evaluate_sequence_run"),
     "report": ("write_report",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}

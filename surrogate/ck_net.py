@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import torch
 from torch import Tensor
+from torch.nn import functional as F
 
 from surrogate.config import ModelConfig
 from surrogate.errors import InputError
@@ -46,13 +47,22 @@ class CkNet(SteppingNetwork):
     :class:`surrogate.resnet.ResNet` (eq. 5.2). Equivalently (eqs. 4c, 5) the k-th order
     difference equation x^(ℓ+1) = Σ_{j=1}^{k} (-1)^{j+1} C(k, j) x^(ℓ+1-j)
     + (τ^[ℓ])^k σ(W^[ℓ] x^(ℓ) + b^[ℓ]) started from the ghost values above. Parameters are
-    those of the ResNet (no extra ones).
+    those of the ResNet (no extra ones). With ``config.step_lipschitz`` = c the hidden layers
+    use W_eff^[ℓ] of :meth:`effective_weights`, (τ^[ℓ])^k ‖W_eff^[ℓ]‖₂ <= c; for k = 1 and
+    c < 1 every step is invertible and a width-1 network is strictly monotone in its input.
     """
+
+    supports_step_lipschitz = True
 
     @property
     def order(self) -> int:
         """k, the number of state components (position, velocity, …)."""
         return self.config.order
+
+    @property
+    def step_power(self) -> int:
+        """k: the increment of every state is Δl^k σ(·) (eq. 7), bounded by step_lipschitz."""
+        return self.order
 
     def states(self, x: Tensor, taus: Tensor) -> Tensor:
         """All states q_1 … q_k after the last layer, shape (k, N, width)."""
@@ -60,8 +70,10 @@ class CkNet(SteppingNetwork):
         position = taus[0] * self.activation(self.layers[0](x))
         q = torch.cat([position.unsqueeze(0), position.new_zeros(k - 1, *position.shape)])
         powers = taus.pow(k)
-        for layer, power in zip(self.layers[1:], powers[1:], strict=True):
-            q = state_space_step(q, power * self.activation(layer(q[0])))
+        weights = self.effective_weights(taus)
+        for index in range(1, len(self.layers)):
+            affine = F.linear(q[0], weights[index], self.layers[index].bias)
+            q = state_space_step(q, powers[index] * self.activation(affine))
         return q
 
     def hidden(self, x: Tensor, taus: Tensor) -> Tensor:

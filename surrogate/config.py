@@ -24,7 +24,7 @@ HORIZON_MODES = ("penalty", "exact")
 
 _INT_FIELDS = ("in_features", "out_features", "width", "depth", "order", "solver_max_iter")
 _FLOAT_FIELDS = ("tau", "tau_init", "tau_min", "gamma", "time_horizon", "theta", "cubic",
-                 "solver_tol")
+                 "solver_tol", "step_lipschitz")
 _STR_FIELDS = ("arch", "activation", "horizon_mode")
 
 
@@ -75,6 +75,15 @@ class ModelConfig:
         ``γ̃ >= 0``, the cubic damping of the ODE network (Ruseckas eq. 109).
     multistep
         ODE network: use the two-step variant with trainable ``k_l`` (Ruseckas eq. 111).
+    step_lipschitz
+        Optional bound ``c > 0`` on the Lipschitz constant of every hidden step's increment
+        (``resnet``, ``ck-net``): hidden layer ℓ >= 1 uses ``W_eff = W min(1, c / (τ^k ‖W‖₂))``,
+        so ``τ^k ‖W_eff‖₂ <= c`` (k = 1 for the ResNet, ``order`` for ck-net). With ``c < 1``
+        and a 1-Lipschitz σ every ResNet step is invertible (Behrmann et al. 2019).
+    skew_weights
+        Hidden layers ℓ >= 1 use the skew-symmetric ``W = A − Aᵀ`` of their stored weight
+        ``A`` (Reshniak & Webster eq. 8: purely imaginary spectrum); the input layer is not
+        square and stays as is (``resnet``, ``implicit-resnet``).
     """
 
     arch: str
@@ -95,6 +104,8 @@ class ModelConfig:
     order: int = 2
     cubic: float = 0.1
     multistep: bool = False
+    step_lipschitz: float | None = None
+    skew_weights: bool = False
 
     def __post_init__(self) -> None:
         for name in _STR_FIELDS:
@@ -107,7 +118,7 @@ class ModelConfig:
                 raise InputError(f"{name} must be an integer >= 1, got {value!r}")
         for name in _FLOAT_FIELDS:
             value = getattr(self, name)
-            if value is None and name in ("tau", "time_horizon"):
+            if value is None and name in ("tau", "time_horizon", "step_lipschitz"):
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise InputError(f"{name} must be a number, got {value!r}")
@@ -116,6 +127,8 @@ class ModelConfig:
             object.__setattr__(self, name, float(value))
         if not isinstance(self.multistep, bool):
             raise InputError(f"multistep must be true or false, got {self.multistep!r}")
+        if not isinstance(self.skew_weights, bool):
+            raise InputError(f"skew_weights must be true or false, got {self.skew_weights!r}")
         self._check_values()
 
     def _check_values(self) -> None:
@@ -142,6 +155,17 @@ class ModelConfig:
             raise InputError(f"solver_tol must be > 0, got {self.solver_tol!r}")
         if self.cubic < 0.0:
             raise InputError(f"cubic must be >= 0, got {self.cubic!r}")
+        if self.step_lipschitz is not None:
+            if self.step_lipschitz <= 0.0:
+                raise InputError(f"step_lipschitz must be > 0, got {self.step_lipschitz!r}")
+            if not ARCHITECTURES[self.arch].supports_step_lipschitz:
+                able = sorted(n for n, c in ARCHITECTURES.items() if c.supports_step_lipschitz)
+                raise InputError(f"step_lipschitz is not supported by arch {self.arch!r}; "
+                                 f"use one of: {', '.join(able)}")
+        if self.skew_weights and not ARCHITECTURES[self.arch].supports_skew_weights:
+            able = sorted(n for n, c in ARCHITECTURES.items() if c.supports_skew_weights)
+            raise InputError(f"skew_weights is not supported by arch {self.arch!r}; use one of: "
+                             f"{', '.join(able)}")
         if self.time_horizon is not None:
             if self.time_horizon <= 0.0:
                 raise InputError(f"time_horizon must be > 0, got {self.time_horizon!r}")

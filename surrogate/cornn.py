@@ -14,7 +14,8 @@ The rollout is one :class:`torch.autograd.Function` built like LEM's (see
 :mod:`surrogate.lem`): input projections in one matmul, a graph-free TorchScript forward loop
 (one matmul per step with ``[W, 𝒲]`` acting on the stacked state ``[y, z]``) writing states
 and activations into preallocated buffers, and a hand-written BPTT loop (one matmul per
-step) with bulk weight gradients. Second derivatives are not supported.
+step) with bulk weight gradients; per-step slices come from lists of views made once and
+fixed scratch buffers. Second derivatives are not supported.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from torch.autograd.function import once_differentiable
 from torch.nn import functional as F
 
 from surrogate.errors import InputError
-from surrogate.lem import fuse_loop, initial_state, softplus_inverse
+from surrogate.lem import fuse_loop, initial_state, project_inputs, softplus_inverse
 
 DAMPING = ("implicit", "explicit")
 
@@ -47,13 +48,17 @@ def cornn_forward_loop(proj: Tensor, weight_t: Tensor, alpha: Tensor, beta: Tens
     act = torch.empty((steps, n_batch, m), dtype=y0.dtype, device=y0.device)
     states[0, :, :m] = y0
     states[0, :, m:] = z0
+    # per-step views made once (one C++ call each) instead of indexing calls per step
+    p_at = proj.unbind(0)
+    prev_at = states.unbind(0)
+    y_at = states[:, :, :m].unbind(0)
+    z_at = states[:, :, m:].unbind(0)
+    act_at = act.unbind(0)
     for n in range(steps):
-        prev = states[n]
-        y = prev[:, :m]
-        s = torch.tanh(torch.addmm(proj[n], prev, weight_t), out=act[n])
-        z = torch.addcmul(beta * torch.sub(s, y, alpha=gamma), alpha, prev[:, m:],
-                          out=states[n + 1, :, m:])
-        torch.addcmul(y, dt, z, out=states[n + 1, :, :m])
+        s = torch.tanh(torch.addmm(p_at[n], prev_at[n], weight_t), out=act_at[n])
+        z = torch.addcmul(beta * torch.sub(s, y_at[n], alpha=gamma), alpha, z_at[n],
+                          out=z_at[n + 1])
+        torch.addcmul(y_at[n], dt, z, out=y_at[n + 1])
     return states, act
 
 
@@ -74,18 +79,27 @@ def cornn_backward_loop(grad_ys: Tensor, grad_zs: Tensor, has_grad_zs: bool, coe
         totals = torch.empty((steps, n_batch, 2 * m), dtype=grad_ys.dtype, device=grad_ys.device)
     else:
         totals = grad_ys.new_empty((0, n_batch, 2 * m))
+    # scratch buffers with fixed views, per-step views made once (see cornn_forward_loop)
     direct = torch.empty((n_batch, 2 * m), dtype=grad_ys.dtype, device=grad_ys.device)
+    direct_y = direct[:, :m]
+    direct_z = direct[:, m:]
     carry = torch.zeros((n_batch, 2 * m), dtype=grad_ys.dtype, device=grad_ys.device)
+    carry_y = carry[:, :m]
+    carry_z = carry[:, m:]
+    g_ys = grad_ys.unbind(0)
+    g_zs = grad_zs.unbind(0)
+    c_h = coef_h.unbind(0)
+    g_p = grad_proj.unbind(0)
     for n in range(steps - 1, -1, -1):
-        gy = carry[:, :m] + grad_ys[n]
+        gy = carry_y + g_ys[n]
         if has_grad_zs:
-            gz = torch.addcmul(carry[:, m:] + grad_zs[n], gy, dt)
+            gz = torch.addcmul(carry_z + g_zs[n], gy, dt)
         else:
-            gz = torch.addcmul(carry[:, m:], gy, dt)
-        g_h = torch.mul(gz, coef_h[n], out=grad_proj[n])
-        torch.addcmul(gy, gamma_beta, gz, value=-1.0, out=direct[:, :m])
-        torch.mul(alpha, gz, out=direct[:, m:])
-        carry = torch.addmm(direct, g_h, weight)
+            gz = torch.addcmul(carry_z, gy, dt)
+        g_h = torch.mul(gz, c_h[n], out=g_p[n])
+        torch.addcmul(gy, gamma_beta, gz, value=-1.0, out=direct_y)
+        torch.mul(alpha, gz, out=direct_z)
+        torch.addmm(direct, g_h, weight, out=carry)
         if keep_totals:
             totals[n, :, :m] = gy
             totals[n, :, m:] = gz
@@ -214,7 +228,7 @@ class CoRNNCell(nn.Module):
         """Fused rollout: u (N, T, d), state (y₀, z₀) each (N, m) or zeros ->
         ys (N, T, m) and the final (y_T, z_T)."""
         y0, z0 = initial_state(u, self.hidden, self.input_weight, state)
-        proj = F.linear(u.transpose(0, 1), self.input_weight, self.input_bias).contiguous()
+        proj = project_inputs(u, self.input_weight, self.input_bias)
         alpha, beta, dt = self.coefficients()
         ys, zs = CoRNNRollout.apply(proj, self.y_weight, self.z_weight, alpha, beta, dt,
                                     self.gamma, y0, z0)

@@ -19,19 +19,20 @@ class ImplicitResNet(SteppingNetwork):
     fixed-point iteration, Newton fallback, to ``config.solver_tol`` within
     ``config.solver_max_iter``; SolverError otherwise). Gradients come from one transposed
     linear solve per layer, never from the iterations. Output ``y^[L] = W^[L-1] y^[L-1]``.
-    ``config.theta = 0`` is exactly :class:`surrogate.resnet.ResNet` (no solve).
+    ``config.theta = 0`` is exactly :class:`surrogate.resnet.ResNet` (no solve). With
+    ``config.skew_weights`` hidden layers use ``W^[ℓ-1] = A − Aᵀ`` (eq. 8) in the solve, its
+    Jacobian and the transposed solve; autograd carries the gradient on to the stored A.
     """
+
+    supports_skew_weights = True
 
     def hidden(self, x: Tensor, taus: Tensor) -> Tensor:
         y = taus[0] * self.activation(self.layers[0](x))
         theta = self.config.theta
+        weights = self.effective_weights(taus)
         for k in range(1, len(self.layers)):
-            layer = self.layers[k]
-            if theta == 0.0:
-                y = y + taus[k] * self.activation(layer(y))
-            else:
-                y = implicit_step(y, layer.weight, layer.bias, taus[k], theta, self.activation,
-                                  self.config.solver_tol, self.config.solver_max_iter, layer=k)
+            y = implicit_step(y, weights[k], self.layers[k].bias, taus[k], theta, self.activation,
+                              self.config.solver_tol, self.config.solver_max_iter, layer=k)
         return y
 
     def prune(self, tol: float) -> tuple[ImplicitResNet, list[int], ModelConfig]:

@@ -22,8 +22,20 @@ from surrogate.errors import InputError
 from surrogate.step_sizes import make_steps
 
 
+def spectral_norms(weights: Tensor) -> Tensor:
+    """‖W_i‖₂ (largest singular value) of a stack (B, m, n) -> (B,); ‖W_i‖_F if m or n is 1."""
+    if min(weights.shape[-2:]) == 1:  # a row or column: no SVD needed
+        return torch.linalg.vector_norm(weights, dim=(-2, -1))
+    return torch.linalg.matrix_norm(weights, ord=2)
+
+
 class SteppingNetwork(nn.Module):
     """Base class: ``forward(x (N, in)) -> (N, out)`` with steps from ``self.steps``."""
+
+    #: Whether :meth:`hidden` uses :meth:`effective_weights`, i.e. honours ``step_lipschitz``.
+    supports_step_lipschitz = False
+    #: Whether :meth:`hidden` uses :meth:`effective_weights`, i.e. honours ``skew_weights``.
+    supports_skew_weights = False
 
     def __init__(self, config: ModelConfig, activation: Activation) -> None:
         super().__init__()
@@ -45,6 +57,40 @@ class SteppingNetwork(nn.Module):
     def layer_biases(self) -> list[Tensor]:
         """b^[0] … b^[L-2] (the output layer has none), for eqs. 2.4 and 2.5."""
         return [layer.bias for layer in self.layers]
+
+    @property
+    def step_power(self) -> int:
+        """p with hidden step increment τ^p σ(W y + b): 1 here (ResNet eq. 5.2)."""
+        return 1
+
+    def hidden_weights(self) -> list[Tensor]:
+        """W^[0] … W^[depth-1]; with ``config.skew_weights`` the hidden ones (k >= 1) are the
+        skew-symmetric A − Aᵀ of the stored A = W^[k] (Reshniak & Webster eq. 8)."""
+        weights = [layer.weight for layer in self.layers]
+        if not self.config.skew_weights or len(weights) == 1:
+            return weights
+        hidden = torch.stack(weights[1:])  # (depth-1, width, width)
+        return [weights[0], *(hidden - hidden.mT).unbind(0)]
+
+    def effective_weights(self, taus: Tensor) -> list[Tensor]:
+        """W_eff^[0] … W_eff^[depth-1]: W^[k] min(1, c / (τ^[k]^p ‖W^[k]‖₂)) for k >= 1, where
+        W^[k] is :meth:`hidden_weights` (skew-symmetrised first when ``config.skew_weights``).
+
+        The step bound of invertible ResNets (Behrmann et al. 2019, §2.1, eq. 2) with
+        c = ``config.step_lipschitz``, so τ^[k]^p ‖W_eff^[k]‖₂ <= c; the weights themselves
+        when c is None, and always for the input layer k = 0. Computed for all hidden layers
+        at once as ``W c / max(c, τ^p ‖W‖₂)``: no division by zero for W = 0, and a bound that
+        does not bind leaves W bit for bit.
+        """
+        weights = self.hidden_weights()
+        bound = self.config.step_lipschitz
+        if bound is None or len(weights) == 1:
+            return weights
+        hidden = torch.stack(weights[1:])  # (depth-1, width, width)
+        size = taus[1:].to(hidden.dtype) ** self.step_power * spectral_norms(hidden)
+        bound = size.new_tensor(bound)  # tensor / tensor: c / c is exactly 1 (scalar / tensor
+        scale = bound / torch.maximum(size, bound)  # would multiply by a rounded 1 / c)
+        return [weights[0], *(hidden * scale[:, None, None]).unbind(0)]
 
     def forward(self, x: Tensor) -> Tensor:
         """Network output y^[L], shape (N, out_features), for inputs u of shape (N, in)."""

@@ -1,4 +1,9 @@
-"""Per-column standardisation of inputs and targets, fitted on the training split only."""
+"""Per-column standardisation of inputs and targets, fitted on the training split only.
+
+Sequence datasets (inputs (N, T, d), targets (N, T, k) or one step (N, 1, k) / (N, k)) are
+standardised per channel: the statistics of column j pool all samples *and* time steps of
+the training split, and the same (d,), (k,) statistics apply at every step.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +23,8 @@ _CONSTANT_RTOL = 1e-12
 class Normalisation:
     """x̂ = (x - input_mean) / input_std and ŷ = (y - target_mean) / target_std, column-wise.
 
-    Arrays are float64 of shape (d_in,) and (d_out,). Constant columns get std 1 (they are
+    Arrays are float64 of shape (d_in,) and (d_out,), applied along the last axis (so
+    sequences (N, T, d) are standardised per channel). Constant columns get std 1 (they are
     only shifted), so no division by zero ever happens.
     """
 
@@ -29,13 +35,16 @@ class Normalisation:
 
     @classmethod
     def fit(cls, inputs: np.ndarray, targets: np.ndarray) -> Normalisation:
-        """Statistics of the training split: inputs (N, d_in), targets (N, d_out), N >= 1."""
+        """Statistics of the training split: inputs (N, d_in) or (N, T, d_in), targets
+        (N, d_out) or (N, T', d_out), N >= 1; sequence axes are pooled per channel."""
         inputs, targets = np.asarray(inputs, np.float64), np.asarray(targets, np.float64)
-        if inputs.ndim != 2 or targets.ndim != 2 or inputs.shape[0] != targets.shape[0] \
-                or inputs.shape[0] < 1:
+        if inputs.ndim not in (2, 3) or targets.ndim not in (2, 3) \
+                or inputs.shape[0] != targets.shape[0] or min(inputs.shape[:-1]) < 1 \
+                or min(targets.shape[:-1]) < 1:
             raise InputError(f"normalisation needs inputs (N, d_in) and targets (N, d_out) "
-                             f"with N >= 1, got {inputs.shape} and {targets.shape}")
-        return cls(*_mean_std(inputs), *_mean_std(targets))
+                             f"(or sequences (N, T, ·)) with N >= 1, got {inputs.shape} and "
+                             f"{targets.shape}")
+        return cls(*_mean_std(_channels(inputs)), *_mean_std(_channels(targets)))
 
     @property
     def in_features(self) -> int:
@@ -46,15 +55,15 @@ class Normalisation:
         return int(self.target_mean.shape[0])
 
     def normalise_inputs(self, inputs: np.ndarray) -> np.ndarray:
-        """x̂ (N, d_in) from physical inputs x (N, d_in), float64."""
+        """x̂ (..., d_in) from physical inputs x (..., d_in), float64."""
         return (np.asarray(inputs, np.float64) - self.input_mean) / self.input_std
 
     def normalise_targets(self, targets: np.ndarray) -> np.ndarray:
-        """ŷ (N, d_out) from physical targets y (N, d_out), float64."""
+        """ŷ (..., d_out) from physical targets y (..., d_out), float64."""
         return (np.asarray(targets, np.float64) - self.target_mean) / self.target_std
 
     def denormalise_targets(self, values: np.ndarray) -> np.ndarray:
-        """Physical y = ŷ · target_std + target_mean, (N, d_out) float64."""
+        """Physical y = ŷ · target_std + target_mean, (..., d_out) float64."""
         return np.asarray(values, np.float64) * self.target_std + self.target_mean
 
     def to_dict(self) -> dict[str, list[float]]:
@@ -78,6 +87,11 @@ class Normalisation:
                 or (arrays[3] <= 0).any():
             raise DataFormatError("normalisation statistics must be finite with std > 0")
         return cls(*arrays)
+
+
+def _channels(values: np.ndarray) -> np.ndarray:
+    """(N, d) or (N, T, d) -> (N·T, d): one row per sample and time step."""
+    return values.reshape(-1, values.shape[-1])
 
 
 def _mean_std(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -53,9 +53,13 @@ def prune_run(run_dir: str | os.PathLike, tol: float, out_dir: str | os.PathLike
     depth and parameter counts, and the relative L² errors on train/val/test before and
     after (physical units).
     """
+    from surrogate.registry import architecture_spec
     from surrogate.training import dataset_classes, split_accuracies, split_errors
 
     run = load_run(run_dir)
+    if architecture_spec(run.model_config.arch).kind != "pointwise":
+        raise InputError(f"{run_dir} is a {run.model_config.arch} run; prune deletes τ-layers of "
+                         f"the pointwise networks only")
     out_dir = Path(out_dir)
     if out_dir.resolve() == Path(run_dir).resolve():
         raise InputError("the pruned run must go to a new directory (-o), not over its source")

@@ -46,9 +46,13 @@ def _message(exc: Exception, path: Path) -> str:
 
 
 def _check_config(config: dict[str, Any], problems: list[str]) -> tuple[Any, Any]:
-    """Append config problems; return (ModelConfig | None, Normalisation | None)."""
-    from surrogate.config import ModelConfig
+    """Append config problems; return (model config | None, Normalisation | None).
+
+    The model config class (ModelConfig, SequenceModelConfig) follows the stored ``arch``
+    (:func:`surrogate.registry.config_from_dict`).
+    """
     from surrogate.normalisation import Normalisation
+    from surrogate.registry import config_from_dict
     from surrogate.train_config import TrainConfig
 
     where = CONFIG_FILE
@@ -66,7 +70,7 @@ def _check_config(config: dict[str, Any], problems: list[str]) -> tuple[Any, Any
     model_config = normalisation = None
     if isinstance(config.get("model"), dict):
         try:
-            model_config = ModelConfig.from_dict(config["model"])
+            model_config = config_from_dict(config["model"])
         except (InputError, TypeError) as exc:
             problems.append(f"{where}: model: {_message(exc, Path(where))}")
     if isinstance(config.get("train"), dict):
@@ -148,8 +152,9 @@ def _shape_problems(state: dict[str, Any], model_config: Any) -> list[str]:
 
     from surrogate.registry import build_model
 
-    if model_config.depth > len(state):  # each layer has >= 2 tensors: not worth building
-        return [f"{MODEL_FILE}: the model config has depth {model_config.depth}, the file holds "
+    depth = getattr(model_config, "depth", 0)  # τ-stepping networks: one module per layer
+    if depth > len(state):  # each layer has >= 2 tensors: not worth building
+        return [f"{MODEL_FILE}: the model config has depth {depth}, the file holds "
                 f"only {len(state)} tensors"]
     with torch.device("meta"):  # shapes only: no memory for the weights
         expected = {k: tuple(v.shape) for k, v in build_model(model_config).state_dict().items()}

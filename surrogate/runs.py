@@ -4,9 +4,11 @@ A run directory holds
 
 - ``model.pt``: a plain ``state_dict`` (str -> Tensor), loadable with
   ``torch.load(..., weights_only=True)``;
-- ``config.json``: ``model`` (ModelConfig), ``train`` (TrainConfig), ``normalisation``
-  (per-column mean/std of the training split), ``dataset`` (path, content hash, problem,
-  domain, input/target names, recipe) and ``extra`` (e.g. pruning provenance);
+- ``config.json``: ``model`` (ModelConfig or SequenceModelConfig, picked by its ``arch``
+  through :func:`surrogate.registry.config_from_dict`), ``train`` (TrainConfig),
+  ``normalisation`` (per-column mean/std of the training split; per channel over all time
+  steps for sequence data), ``dataset`` (path, content hash, kind, problem, domain,
+  input/target names, recipe) and ``extra`` (e.g. pruning provenance);
 - ``metadata.json``: package/torch/numpy/python versions, dataset hash, creation time;
 - ``history.csv``: one row per epoch (losses, every τ, gradient norms, lr, seconds);
 - ``metrics.json``: relative L² errors per split in physical units, τ, sizes, timings;
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from torch import nn
 
     from surrogate.config import ModelConfig
+    from surrogate.sequence_config import SequenceModelConfig
 
 RUN_FORMAT = "surrogate-run"
 RUN_VERSION = 1
@@ -140,6 +143,11 @@ CPU_BATCH = 2048
 0.5 s at 2048 rows, 2.8 s at 65,536 rows on 2 cores)."""
 GPU_BATCH = 1 << 18
 """Rows per forward pass on an accelerator, where large blocks pay."""
+CPU_SEQUENCE_STEPS = 1 << 16
+"""Time steps (sequences × T) per forward pass of a sequence model on CPU: the recurrence is
+sequential in T, so batches of many sequences pay."""
+GPU_SEQUENCE_STEPS = 1 << 22
+"""Time steps per forward pass of a sequence model on an accelerator."""
 
 
 def predict_array(model: nn.Module, normalisation: Normalisation, inputs: np.ndarray,
@@ -147,10 +155,13 @@ def predict_array(model: nn.Module, normalisation: Normalisation, inputs: np.nda
     """Physical-unit outputs (N, d_out) float64 of ``model`` for physical inputs (N, d_in).
 
     ``batch_size=None`` picks :data:`CPU_BATCH` or :data:`GPU_BATCH` by the model's device.
+    Sequence inputs (N, T, d_in) go to :func:`predict_sequences`.
     """
     import torch
 
     inputs = np.asarray(inputs)
+    if inputs.ndim == 3:
+        return predict_sequences(model, normalisation, inputs, batch_size)
     if inputs.ndim != 2 or inputs.shape[1] != normalisation.in_features:
         raise InputError(f"inputs must have shape (N, {normalisation.in_features}), "
                          f"got {inputs.shape}")
@@ -176,6 +187,44 @@ def predict_array(model: nn.Module, normalisation: Normalisation, inputs: np.nda
     return normalisation.denormalise_targets(out)
 
 
+def predict_sequences(model: nn.Module, normalisation: Normalisation, inputs: np.ndarray,
+                      batch_size: int | None = None) -> np.ndarray:
+    """Physical-unit outputs of a sequence model for physical inputs (N, T, d_in), float64.
+
+    (N, T, d_out) for read-out ``"sequence"``, (N, d_out) for ``"last"``. ``batch_size``
+    counts sequences per forward pass; None fits :data:`CPU_SEQUENCE_STEPS` (or
+    :data:`GPU_SEQUENCE_STEPS`) time steps into one.
+    """
+    import torch
+
+    inputs = np.asarray(inputs)
+    if inputs.ndim != 3 or inputs.shape[2] != normalisation.in_features \
+            or min(inputs.shape) < 1:
+        raise InputError(f"sequence inputs must have shape (N, T, {normalisation.in_features})"
+                         f" with N, T >= 1, got {inputs.shape}")
+    if not np.isfinite(inputs).all():
+        raise InputError(f"inputs contain {int((~np.isfinite(inputs)).sum())} non-finite values")
+    reference = next(model.parameters())
+    if batch_size is None:
+        steps = CPU_SEQUENCE_STEPS if reference.device.type == "cpu" else GPU_SEQUENCE_STEPS
+        batch_size = max(1, steps // inputs.shape[1])
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise InputError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+    scaled = normalisation.normalise_inputs(inputs)
+    chunks = []
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.inference_mode():
+            for start in range(0, inputs.shape[0], batch_size):
+                chunk = torch.as_tensor(scaled[start:start + batch_size], dtype=reference.dtype,
+                                        device=reference.device)
+                chunks.append(model(chunk).double().cpu().numpy())
+    finally:
+        model.train(was_training)
+    return normalisation.denormalise_targets(np.concatenate(chunks))
+
+
 def relative_l2_error(prediction: np.ndarray, target: np.ndarray) -> float:
     """‖prediction − target‖_F / ‖target‖_F over all rows and columns (physical units)."""
     norm = float(np.linalg.norm(target))
@@ -189,7 +238,7 @@ class Run:
 
     path: Path
     model: nn.Module
-    model_config: ModelConfig
+    model_config: ModelConfig | SequenceModelConfig
     train_config: dict[str, Any]
     normalisation: Normalisation
     dataset: dict[str, Any]
@@ -199,7 +248,8 @@ class Run:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def predict(self, inputs: np.ndarray, batch_size: int | None = None) -> np.ndarray:
-        """Surrogate outputs (N, d_out) in physical units for inputs (N, d_in); no grad."""
+        """Surrogate outputs in physical units, no grad: (N, d_out) for inputs (N, d_in);
+        for a sequence run (N, T, d_out) or (N, d_out) (read-out "last") for (N, T, d_in)."""
         return predict_array(self.model, self.normalisation, inputs, batch_size)
 
     def taus(self) -> list[float]:
@@ -213,7 +263,8 @@ class Run:
 def dataset_info(dataset: Any) -> dict[str, Any]:
     """The JSON-safe description of a dataset recorded in every run (contract keys)."""
     return {"path": str(Path(dataset.path).resolve()), "content_hash": dataset.content_hash,
-            "problem": dataset.problem, "domain": dataset.domain,
+            "kind": getattr(dataset, "kind", "pointwise"), "problem": dataset.problem,
+            "domain": dataset.domain,
             "input_names": list(dataset.input_names), "target_names": list(dataset.target_names),
             "recipe": json_safe(dataset.recipe), "n_samples": int(len(dataset)),
             "splits": {name: int(len(idx)) for name, idx in dataset.splits.items()}}
@@ -411,25 +462,27 @@ def load_state_dict_file(path: Path) -> dict[str, Any]:
     return state
 
 
-def check_config_fits_state(model_config: ModelConfig, state: Mapping[str, Any],
-                             source: Path) -> None:
+def check_config_fits_state(model_config: ModelConfig | SequenceModelConfig,
+                            state: Mapping[str, Any], source: Path) -> None:
     """Refuse a config needing more parameters than ``state`` holds, before building it.
 
-    Every architecture has ``depth`` affine maps and a linear output (networks.py), so a
-    config declaring a huge width or depth is caught without allocating the model.
+    The registry knows a lower bound for every architecture (a τ-stepping network has
+    ``depth`` affine maps and a linear output; a sequence model input, recurrent and read-out
+    maps), so a config declaring a huge width, depth or hidden size is caught without
+    allocating the model.
     """
-    c = model_config
-    needed = (c.width * (c.in_features + 1) + (c.depth - 1) * c.width * (c.width + 1)
-              + c.width * c.out_features)
+    from surrogate.registry import parameter_floor
+
+    needed = parameter_floor(model_config)
     held = sum(int(v.numel()) for v in state.values())
     if needed > held:
         raise DataFormatError(f"{source}: tensor shapes do not match the model config "
-                              f"({c.arch}, depth {c.depth}, width {c.width} needs at least "
-                              f"{needed} parameters, the file holds {held})")
+                              f"({model_config.arch} needs at least {needed} parameters, the "
+                              f"file holds {held})")
 
 
-def build_loaded_model(model_config: ModelConfig, state: Mapping[str, Any], source: Path
-                       ) -> nn.Module:
+def build_loaded_model(model_config: ModelConfig | SequenceModelConfig,
+                       state: Mapping[str, Any], source: Path) -> nn.Module:
     """The network of ``model_config`` with ``state`` loaded (dtype taken from the state)."""
     from surrogate.registry import build_model
 
@@ -445,7 +498,8 @@ def build_loaded_model(model_config: ModelConfig, state: Mapping[str, Any], sour
     if bad:
         raise DataFormatError(f"{source}: tensor {bad[0]} has shape {tuple(state[bad[0]].shape)}"
                               f", the model config needs {tuple(expected[bad[0]].shape)}")
-    dtype = state["output.weight"].dtype if "output.weight" in state else None
+    reference = state.get("output.weight", next(iter(state.values()), None))
+    dtype = None if reference is None else reference.dtype
     if dtype is not None:
         model.to(dtype=dtype)
     model.load_state_dict(state, strict=True)
@@ -454,12 +508,12 @@ def build_loaded_model(model_config: ModelConfig, state: Mapping[str, Any], sour
 
 def load_run(run_dir: str | os.PathLike) -> Run:
     """Read a run directory written by :func:`save_run`; DataFormatError when missing/corrupt."""
-    from surrogate.config import ModelConfig
+    from surrogate.registry import config_from_dict
 
     run_dir = Path(run_dir)
     config = read_config(run_dir)
     try:
-        model_config = ModelConfig.from_dict(config["model"])
+        model_config = config_from_dict(config["model"])
     except InputError as exc:
         raise DataFormatError(f"{run_dir / CONFIG_FILE}: bad model config: {exc}") from None
     normalisation = Normalisation.from_dict(config["normalisation"])
@@ -497,10 +551,13 @@ def run_summary(run_dir: str | os.PathLike) -> dict[str, Any]:
     metadata = read_json_object(run_dir / METADATA_FILE)
     model = config["model"]
     dataset = config["dataset"]
+    data_kind = dataset.get("kind", "pointwise")  # runs before sequences recorded no kind
+    tau = "learned" if model.get("tau") is None else model.get("tau")
     return json_safe({
         "path": str(run_dir), "kind": "run", "arch": model.get("arch"),
+        "data_kind": data_kind, "hidden": model.get("hidden"),
         "width": model.get("width"), "depth": model.get("depth"),
-        "tau": "learned" if model.get("tau") is None else model.get("tau"),
+        "tau": tau if data_kind == "pointwise" else None,
         "model": model, "train": config["train"], "dataset": dataset,
         "dataset_hash": dataset.get("content_hash"), "metrics": metrics,
         "epochs": metrics.get("epochs_run"), "stop_reason": metrics.get("stop_reason"),
@@ -574,7 +631,8 @@ def _check_checkpoint_fields(payload: Mapping[str, Any], path: Path) -> None:
 __all__ = ["Run", "save_run", "load_run", "run_summary", "read_config", "read_history",
            "read_json_object", "load_weights_only", "load_state_dict_file", "check_tensors",
            "check_config_fits_state", "build_loaded_model", "CONFIG_SECTIONS", "save_checkpoint",
-           "load_checkpoint", "predict_array", "relative_l2_error", "dataset_info",
+           "load_checkpoint", "predict_array", "predict_sequences", "relative_l2_error",
+           "dataset_info",
            "history_to_csv", "history_from_csv", "write_atomic", "write_json_file",
            "RUN_FORMAT", "MODEL_FILE", "CONFIG_FILE", "METADATA_FILE", "HISTORY_FILE",
            "METRICS_FILE", "CHECKPOINT_FILE"]

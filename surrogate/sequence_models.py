@@ -18,10 +18,14 @@ from surrogate.sequence_config import SequenceModelConfig
 
 
 class SequenceModel(nn.Module):
-    """Recurrent ``core`` (returns hidden states (N, T, m) first) + linear read-out."""
+    """Recurrent ``core`` (returns hidden states (N, T, m) first) + linear read-out.
+
+    ``config`` is the :class:`SequenceModelConfig` the model was built from
+    (:func:`build_sequence_model`; None when assembled by hand).
+    """
 
     def __init__(self, core: nn.Module, in_features: int, hidden: int, out_features: int,
-                 readout: str = "sequence") -> None:
+                 readout: str = "sequence", config: SequenceModelConfig | None = None) -> None:
         super().__init__()
         if readout not in ("sequence", "last"):
             raise InputError(f"unknown readout {readout!r}; choose one of: sequence, last")
@@ -29,6 +33,13 @@ class SequenceModel(nn.Module):
         self.in_features = in_features
         self.readout_mode = readout
         self.readout = nn.Linear(hidden, out_features)
+        self.config = config
+
+    def learned_dt(self) -> Tensor | None:
+        """Per-unit Δt_i = softplus(ρ_i) (m,) of a core that learns it, else None."""
+        if getattr(self.core, "fixed_dt", 0.0) is None:
+            return self.core.dt
+        return None
 
     def forward(self, u: Tensor) -> Tensor:
         """u (N, T, d) -> (N, T, out) for readout "sequence", (N, out) for "last"."""
@@ -70,7 +81,7 @@ def build_sequence_model(config: SequenceModelConfig) -> SequenceModel:
                          f"{type(config).__name__}")
     core = SEQUENCE_CORES[config.arch](config)
     return SequenceModel(core, config.in_features, config.hidden, config.out_features,
-                         config.readout)
+                         config.readout, config)
 
 
 __all__ = ["SequenceModel", "SEQUENCE_CORES", "build_sequence_model"]

@@ -17,7 +17,7 @@ DEVICES = ("cpu", "cuda", "auto")
 DTYPES = ("float32", "float64")
 
 _INT_FIELDS = {"epochs": 1, "seed": 0, "checkpoint_every": 1, "lbfgs_history": 1,
-               "step_every": 1, "batch_size": 1, "patience": 1, "prune_every": 1}
+               "step_every": 1, "batch_size": 1, "patience": 1, "prune_every": 1, "nproc": 1}
 _OPTIONAL_INT = ("batch_size", "patience", "prune_every")
 _FLOAT_FIELDS = {"lr": 0.0, "lr_min": 0.0, "momentum": 0.0, "step_factor": 0.0,
                  "lambda1": 0.0, "lambda2": 0.0, "beta": 0.0, "horizon_weight": 0.0,
@@ -69,6 +69,11 @@ class TrainConfig:
         (``prune_every=None``: never).
     grad_clip
         Clip the global gradient norm to this value (``None``: no clipping).
+    nproc
+        Data-parallel processes (``DistributedDataParallel``; set from the torchrun launch,
+        :mod:`surrogate.distributed`). A run resumes with the same number.
+    bf16
+        Forward passes under bfloat16 autocast (needs ``dtype="float32"``).
     """
 
     optimizer: str = "adam"
@@ -94,6 +99,8 @@ class TrainConfig:
     prune_tol: float = 0.05
     grad_clip: float | None = None
     lbfgs_history: int = 20
+    nproc: int = 1
+    bf16: bool = False
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -124,6 +131,10 @@ class TrainConfig:
             raise InputError(f"momentum must lie in [0, 1), got {self.momentum!r}")
         if self.grad_clip is not None and self.grad_clip <= 0.0:
             raise InputError(f"grad_clip must be > 0, got {self.grad_clip!r}")
+        if not isinstance(self.bf16, bool):
+            raise InputError(f"bf16 must be true or false, got {self.bf16!r}")
+        if self.bf16 and self.dtype != "float32":
+            raise InputError("bf16 autocast needs dtype float32 (it leaves float64 alone)")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of every field (round-trips through :meth:`from_dict`)."""
@@ -189,7 +200,12 @@ def read_toml(path: str | os.PathLike) -> dict[str, Any]:
 # ModelConfig fields a user sets (in/out features come from the dataset).
 MODEL_OPTION_KEYS = ("arch", "width", "depth", "tau", "tau_init", "tau_min", "gamma",
                      "activation", "time_horizon", "horizon_mode", "theta", "solver_tol",
-                     "solver_max_iter", "order", "cubic", "multistep")
+                     "solver_max_iter", "order", "cubic", "multistep", "step_lipschitz",
+                     "skew_weights")
+
+
+# SequenceModelConfig fields a user sets (lem, cornn, lstm); arch and gamma are shared above.
+SEQUENCE_OPTION_KEYS = ("hidden", "dt", "learn_dt", "damping", "readout", "epsilon")
 
 
 def parse_tau(value: Any) -> float | None:
@@ -212,26 +228,28 @@ def split_run_config(data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
     the two by name; InputError on a key that belongs to neither.
     """
     data = dict(data)
+    model_keys = (*MODEL_OPTION_KEYS, *SEQUENCE_OPTION_KEYS)
     model = dict(data.pop("model", {}) or {})
     train = dict(data.pop("train", {}) or {})
     train_keys = {f.name for f in fields(TrainConfig)}
     for key, value in data.items():
-        if key in MODEL_OPTION_KEYS:
+        if key in model_keys:
             model[key] = value
         elif key in train_keys:
             train[key] = value
         else:
             raise InputError(f"unknown config key {key!r}; model keys: "
-                             f"{', '.join(MODEL_OPTION_KEYS)}; training keys: "
+                             f"{', '.join(model_keys)}; training keys: "
                              f"{', '.join(sorted(train_keys))}")
-    unknown = sorted(set(model) - set(MODEL_OPTION_KEYS))
+    unknown = sorted(set(model) - set(model_keys))
     if unknown:
         raise InputError(f"unknown [model] key(s): {', '.join(unknown)}; valid keys: "
-                         f"{', '.join(MODEL_OPTION_KEYS)}")
+                         f"{', '.join(model_keys)}")
     if "tau" in model:
         model["tau"] = parse_tau(model["tau"])
     return model, train
 
 
 __all__ = ["TrainConfig", "OPTIMIZERS", "SCHEDULES", "DEVICES", "DTYPES", "MODEL_OPTION_KEYS",
+           "SEQUENCE_OPTION_KEYS",
            "read_toml", "parse_toml", "parse_tau", "split_run_config"]

@@ -6,6 +6,11 @@ targets standardised with the training split's statistics, the penalties being e
 only the generic model interface (``taus``, ``layer_weights``, ``layer_biases``,
 ``prune``, ``config``), never the architecture's name.
 
+Sequence datasets (kind ``sequence``) train through the same loop and run directory with
+the sequence architectures of the registry (``lem``, ``cornn``, ``lstm``); what differs —
+read-out targets, per-channel normalisation, no τ-layer penalties, Δt columns, per-sequence
+metrics — is decided by the dataset's kind and lives in :mod:`surrogate.sequence_fit`.
+
 Resume is exact: a checkpoint holds the model, optimiser and scheduler states, the
 shuffling generator, the epoch, the history and the early-stopping state, so an
 interrupted run continued with ``resume=True`` produces the same history as one that
@@ -27,12 +32,14 @@ import torch
 from torch import Tensor, nn
 
 from surrogate.config import ModelConfig
+from surrogate.ddp_training import autocast, train_epoch_ddp
+from surrogate.distributed import DistributedContext, any_rank, current_context
 from surrogate.errors import DataFormatError, InputError, SolverError
 from surrogate.interrupts import held_signals
 from surrogate.normalisation import Normalisation
 from surrogate.output_paths import check_output_folder
 from surrogate.penalties import regularisation
-from surrogate.registry import build_model
+from surrogate.registry import architecture_spec, architectures_for, build_model, config_from_dict
 from surrogate.runs import (
     CHECKPOINT_FILE,
     CONFIG_FILE,
@@ -49,6 +56,15 @@ from surrogate.runs import (
     relative_l2_error,
     save_checkpoint,
     save_run,
+)
+from surrogate.sequence_config import SequenceModelConfig
+from surrogate.sequence_fit import (
+    check_readout,
+    check_sequence_training,
+    default_readout,
+    readout_targets,
+    sequence_columns,
+    sequence_metrics,
 )
 from surrogate.train_config import TrainConfig
 
@@ -97,22 +113,39 @@ def seed_streams(seed: int) -> tuple[int, int]:
     return tuple(int(c.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)) for c in children)
 
 
-def model_config_for(dataset: Any, options: ModelConfig | Mapping[str, Any]) -> ModelConfig:
-    """The ModelConfig of ``options`` with in/out sizes taken from the dataset's columns."""
+ModelOptions = ModelConfig | SequenceModelConfig | Mapping[str, Any]
+
+
+def model_config_for(dataset: Any, options: ModelOptions) -> ModelConfig | SequenceModelConfig:
+    """The typed config of ``options`` for ``dataset``: the class the registry gives ``arch``
+    (default ``resnet``), in/out sizes from the dataset's columns and, on sequence data,
+    ``readout`` defaulting to ``"last"`` when the targets hold one time step.
+
+    InputError when the architecture does not train on the dataset's kind.
+    """
     d_in, d_out = int(dataset.inputs.shape[-1]), int(dataset.targets.shape[-1])
-    if isinstance(options, ModelConfig):
-        options = options.to_dict()
-    options = dict(options)
+    options = dict(options.to_dict() if hasattr(options, "to_dict") else options)
+    options.setdefault("arch", "resnet")
+    spec = architecture_spec(options["arch"])
+    kind = getattr(dataset, "kind", "pointwise")
+    if spec.kind != kind:
+        raise InputError(f"arch {options['arch']!r} trains on {spec.kind} datasets but "
+                         f"{dataset.path} is a {kind} dataset; choose one of: "
+                         f"{', '.join(architectures_for(kind))}")
     for key, size in (("in_features", d_in), ("out_features", d_out)):
         if options.get(key, size) != size:
             raise InputError(f"model {key}={options[key]} does not match the dataset's "
                              f"{size} columns")
         options[key] = size
-    options.setdefault("arch", "resnet")
-    return ModelConfig.from_dict(options)
+    if kind == "sequence":
+        options.setdefault("readout", default_readout(dataset))
+    config = spec.config.from_dict(options)
+    if kind == "sequence":
+        check_readout(config.readout, dataset)
+    return config
 
 
-def build_initial_model(config: ModelConfig, seed: int) -> nn.Module:
+def build_initial_model(config: ModelConfig | SequenceModelConfig, seed: int) -> nn.Module:
     """The untrained network, initialised from ``seed`` without touching torch's global RNG."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
@@ -156,8 +189,11 @@ def make_scheduler(optimizer: torch.optim.Optimizer, config: TrainConfig):
 
 
 def data_loss(prediction: Tensor, target: Tensor) -> Tensor:
-    """J = 1/(2N) Σ_i ‖prediction_i − target_i‖² (the paper's mean squared error, §2.2)."""
-    return 0.5 * (prediction - target).pow(2).sum(dim=1).mean()
+    """J = 1/(2N) Σ_i ‖prediction_i − target_i‖² (the paper's mean squared error, §2.2).
+
+    Rows (N, k); sequences (N, T, k) give J = 1/(2NT) Σ_{i,n} ‖ŷ_{i,n} − y_{i,n}‖², the
+    mean over sequences and steps."""
+    return 0.5 * (prediction - target).pow(2).sum(dim=-1).mean()
 
 
 def layer_gradient_squares(model: nn.Module) -> Tensor:
@@ -177,9 +213,25 @@ def layer_gradient_squares(model: nn.Module) -> Tensor:
     return torch.stack([*parts, sq(weights[-1:]), sq(others)])
 
 
-def _split_tensors(dataset: Any, normalisation: Normalisation, name: str, device, dtype
-                   ) -> tuple[Tensor, Tensor]:
+def total_gradient_square(model: nn.Module) -> Tensor:
+    """‖∂J/∂θ‖² over all parameters (the global norm² before clipping), shape (1,)."""
+    grads = [p.grad.pow(2).sum() for p in model.parameters() if p.grad is not None]
+    reference = next(model.parameters())
+    return torch.stack(grads).sum().reshape(1) if grads else reference.new_zeros(1)
+
+
+def _split_arrays(dataset: Any, name: str, model_config: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(inputs, targets) of split ``name`` as the model sees them (a sequence read-out
+    "last" trains on the last step of the targets)."""
     inputs, targets = dataset.split(name)
+    if getattr(dataset, "kind", "pointwise") == "sequence":
+        targets = readout_targets(targets, model_config.readout)
+    return inputs, targets
+
+
+def _split_tensors(dataset: Any, normalisation: Normalisation, name: str, device, dtype,
+                   model_config: Any) -> tuple[Tensor, Tensor]:
+    inputs, targets = _split_arrays(dataset, name, model_config)
     x = torch.as_tensor(normalisation.normalise_inputs(inputs), dtype=dtype, device=device)
     y = torch.as_tensor(normalisation.normalise_targets(targets), dtype=dtype, device=device)
     return x, y
@@ -188,6 +240,16 @@ def _split_tensors(dataset: Any, normalisation: Normalisation, name: str, device
 def _format_taus(taus: list[float], limit: int = 6) -> str:
     shown = " ".join(f"{t:.3g}" for t in taus[:limit])
     return f"[{shown}{' …' if len(taus) > limit else ''}]"
+
+
+def _steps_text(record: Mapping[str, Any]) -> str:
+    """The progress line's step sizes: τ of the layers, or the learned Δt range."""
+    taus = [v for k, v in record.items() if k.startswith("tau_")]
+    if taus:
+        return f"  τ {_format_taus(taus)}"
+    if "dt_mean" in record:
+        return f"  Δt {record['dt_min']:.3g}…{record['dt_max']:.3g}"
+    return ""
 
 
 # ------------------------------------------------------------------------------ training state
@@ -211,15 +273,19 @@ class TrainingState:
     bad_epochs: int = 0
     stop_reason: str | None = None
     train_seconds: float = 0.0
+    kind: str = "pointwise"
 
 
-def new_state(model: nn.Module, config: TrainConfig, shuffle_seed: int) -> TrainingState:
-    """Fresh optimiser, schedule and shuffling generator for ``model``."""
+def new_state(model: nn.Module, config: TrainConfig, shuffle_seed: int,
+              kind: str = "pointwise") -> TrainingState:
+    """Fresh optimiser, schedule and shuffling generator for ``model`` on ``kind`` data
+    (sequence models have no τ-layers: no layer ids)."""
     optimizer = make_optimizer(model.parameters(), config)
     generator = torch.Generator().manual_seed(shuffle_seed)
+    layer_ids = list(range(model.config.depth)) if kind == "pointwise" else []
     return TrainingState(model=model, optimizer=optimizer,
                          scheduler=make_scheduler(optimizer, config), generator=generator,
-                         layer_ids=list(range(model.config.depth)))
+                         layer_ids=layer_ids, kind=kind)
 
 
 def checkpoint_payload(state: TrainingState, config: TrainConfig,
@@ -246,13 +312,13 @@ def checkpoint_payload(state: TrainingState, config: TrainConfig,
 
 
 def restore_state(payload: Mapping[str, Any], config: TrainConfig, device, dtype,
-                  source: Path) -> TrainingState:
+                  source: Path, kind: str = "pointwise") -> TrainingState:
     """Rebuild the TrainingState a checkpoint describes (model, optimiser, schedule, RNG)."""
     try:
-        model_config = ModelConfig.from_dict(payload["model_config"])
+        model_config = config_from_dict(payload["model_config"])
         model = build_loaded_model(model_config, payload["model"], source).to(device, dtype)
         model.train()
-        state = new_state(model, config, 0)
+        state = new_state(model, config, 0, kind)
         state.optimizer.load_state_dict(payload["optimizer"])
         if state.scheduler is not None and payload["scheduler"] is not None:
             state.scheduler.load_state_dict(payload["scheduler"])
@@ -278,10 +344,12 @@ def restore_state(payload: Mapping[str, Any], config: TrainConfig, device, dtype
 
 def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor
                 ) -> tuple[float, float, list[float]]:
-    """One pass over the training split; returns (data loss J, penalty, per-layer grad norms).
+    """One pass over the training split; returns (data loss J, penalty, grad norms).
 
-    J is averaged over the batches (weighted by batch size) at the parameters each batch
-    saw; grad norms are root-mean-square over the batches.
+    Batches are rows, or whole sequences of a sequence dataset, shuffled by the run's
+    generator. J is averaged over the batches (weighted by batch size) at the parameters each
+    batch saw; grad norms (per layer; one global norm for sequence models) are
+    root-mean-square over the batches. Penalties are evaluated only when one is set.
     """
     model, optimizer = state.model, state.optimizer
     n = x.shape[0]
@@ -293,6 +361,9 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor
         batches = list(torch.split(order, config.batch_size))
     penalty_args = {"lambda1": config.lambda1, "lambda2": config.lambda2, "beta": config.beta,
                     "horizon_weight": config.horizon_weight, "smoothness": config.smoothness}
+    penalised = any(penalty_args.values())
+    gradient_squares = (layer_gradient_squares if state.kind == "pointwise"
+                        else total_gradient_square)
     data_sum = x.new_zeros(())
     penalty_sum = x.new_zeros(())
     grad_sq_sum = None
@@ -302,13 +373,16 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor
 
         def closure(xb=xb, yb=yb, seen=seen) -> Tensor:
             optimizer.zero_grad(set_to_none=True)
-            data = data_loss(model(xb), yb)
-            penalty = regularisation(model, **penalty_args)
+            with autocast(config, xb.device):
+                prediction = model(xb)
+            data = data_loss(prediction.to(yb.dtype), yb)
+            penalty = (regularisation(model, **penalty_args) if penalised
+                       else data.new_zeros(()))
             total = data + penalty
             total.backward()
             if not seen:
                 seen["data"], seen["penalty"] = data.detach(), penalty.detach()
-                seen["grad_sq"] = layer_gradient_squares(model).detach()
+                seen["grad_sq"] = gradient_squares(model).detach()
             return total
 
         if config.optimizer == "lbfgs":
@@ -327,24 +401,35 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor
 
 
 def evaluate_loss(model: nn.Module, x: Tensor, y: Tensor, batch_size: int = 65536) -> float | None:
-    """J on a split without gradients (None for an empty split)."""
+    """J on a split without gradients (None for an empty split); ``batch_size`` counts rows,
+    i.e. time steps of sequences (N, T, d), which go whole into a batch."""
     if x.shape[0] == 0:
         return None
+    rows = max(1, batch_size // math.prod(x.shape[1:-1]))
     with torch.no_grad():
-        total = sum(float(data_loss(model(x[i:i + batch_size]), y[i:i + batch_size]))
-                    * min(batch_size, x.shape[0] - i) for i in range(0, x.shape[0], batch_size))
+        total = sum(float(data_loss(model(x[i:i + rows]), y[i:i + rows]))
+                    * min(rows, x.shape[0] - i) for i in range(0, x.shape[0], rows))
     return total / x.shape[0]
 
 
 def _epoch_record(state: TrainingState, train_loss: float, penalty: float, val_loss: float | None,
                   grad_norms: list[float], lr: float, seconds: float) -> dict[str, Any]:
-    """One history row; τ and gradient columns are named by the layer's original index."""
-    with torch.no_grad():
-        taus = [float(t) for t in state.model.taus().detach().cpu()]
+    """One history row: losses, lr, time, then the columns of the model's kind."""
     record: dict[str, Any] = {"epoch": state.epoch, "train_loss": train_loss,
                               "penalty": penalty, "objective": train_loss + penalty,
-                              "val_loss": val_loss, "lr": lr, "seconds": seconds,
-                              "depth": len(taus)}
+                              "val_loss": val_loss, "lr": lr, "seconds": seconds}
+    if state.kind == "sequence":
+        record.update(sequence_columns(state.model, grad_norms))
+    else:
+        record.update(_layer_columns(state, grad_norms))
+    return record
+
+
+def _layer_columns(state: TrainingState, grad_norms: list[float]) -> dict[str, Any]:
+    """Depth, τ and gradient columns, named by the layer's original index."""
+    with torch.no_grad():
+        taus = [float(t) for t in state.model.taus().detach().cpu()]
+    record: dict[str, Any] = {"depth": len(taus)}
     for layer, tau in zip(state.layer_ids, taus, strict=True):
         record[f"tau_{layer}"] = tau
     for layer, norm in zip(state.layer_ids, grad_norms[:-2], strict=True):
@@ -387,9 +472,6 @@ def _load_data(data: Any) -> Any:
     from surrogate.datasets import read_dataset
 
     dataset = data if hasattr(data, "splits") and hasattr(data, "inputs") else read_dataset(data)
-    if getattr(dataset, "kind", "pointwise") != "pointwise":
-        raise InputError(f"{dataset.path}: fit trains on pointwise datasets, this one is "
-                         f"{dataset.kind!r}")
     if len(dataset.splits.get("train", ())) == 0:
         raise InputError(f"{dataset.path}: the train split is empty")
     for label in ("inputs", "targets"):
@@ -398,7 +480,9 @@ def _load_data(data: Any) -> Any:
     return dataset
 
 
-def _prepare_run_dir(out_dir: Path, resume: bool, overwrite: bool) -> None:
+def _prepare_run_dir(out_dir: Path, resume: bool, overwrite: bool, remove: bool = True) -> None:
+    """Check ``out_dir``; without ``resume`` remove an old run's files (only when ``remove``:
+    of the data-parallel processes, rank 0 alone touches the run directory)."""
     known = (*RUN_FILES, CHECKPOINT_FILE)
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError(f"output {out_dir} exists and is not a directory")
@@ -412,7 +496,7 @@ def _prepare_run_dir(out_dir: Path, resume: bool, overwrite: bool) -> None:
         raise InputError(f"{out_dir} already holds a run ({', '.join(present)}); use --resume "
                          "to continue it or --overwrite to replace it")
     with held_signals():  # the old run goes as a whole or not at all
-        for name in present:
+        for name in present if remove else ():
             (out_dir / name).unlink()
 
 
@@ -421,17 +505,35 @@ def run_files_complete(out_dir: Path) -> bool:
     return all((out_dir / name).is_file() for name in RUN_FILES)
 
 
-def _divergence_message(state: TrainingState, what: str, lr: float, kept: str) -> str:
-    """One line: which value became non-finite in which epoch, and the last good epoch."""
+def _kept_checkpoint(path: Path, last_saved: int | None) -> str:
+    """Which checkpoint survives a failed epoch, as the end of a one-line message."""
+    if last_saved is None:
+        return "no checkpoint had been written yet"
+    return f"kept the last good checkpoint {path} (epoch {last_saved})"
+
+
+def _last_good_epoch(state: TrainingState) -> str:
+    """'last good epoch E: train loss …, val loss …' (or 'no earlier epoch')."""
     last = state.history[-1] if state.history else None
     if last is None:
-        good = "no earlier epoch"
-    else:
-        val = last.get("val_loss")
-        good = (f"last good epoch {last['epoch']}: train loss {last['train_loss']:.3e}"
-                + ("" if val is None else f", val loss {val:.3e}"))
-    return (f"{what} not finite at epoch {state.epoch} ({good}; lr {lr:g}): training diverged, "
-            f"try a smaller --lr or --grad-clip; {kept}")
+        return "no earlier epoch"
+    val = last.get("val_loss")
+    return (f"last good epoch {last['epoch']}: train loss {last['train_loss']:.3e}"
+            + ("" if val is None else f", val loss {val:.3e}"))
+
+
+def _divergence_message(state: TrainingState, what: str, lr: float, kept: str) -> str:
+    """One line: which value became non-finite in which epoch, and the last good epoch."""
+    return (f"{what} not finite at epoch {state.epoch} ({_last_good_epoch(state)}; lr {lr:g}): "
+            f"training diverged, try a smaller --lr or --grad-clip; {kept}")
+
+
+def _solve_failure_message(state: TrainingState, error: SolverError, lr: float,
+                           kept: str) -> str:
+    """One line: the implicit solve that failed in which epoch, and the last good epoch."""
+    reason = " ".join(str(error).split())
+    return (f"implicit solve failed at epoch {state.epoch} ({_last_good_epoch(state)}; "
+            f"lr {lr:g}): {reason}; {kept}")
 
 
 def _resume_config(stored: Mapping[str, Any], given: TrainConfig | Mapping | None
@@ -442,6 +544,7 @@ def _resume_config(stored: Mapping[str, Any], given: TrainConfig | Mapping | Non
         return config
     given = given if isinstance(given, TrainConfig) else TrainConfig.from_dict(
         {**config.to_dict(), **dict(given)})
+    stored = config.to_dict()  # fields added since the checkpoint was written: defaults
     changed = {k: v for k, v in given.to_dict().items() if stored.get(k) != v}
     frozen = sorted(set(changed) - set(RESUMABLE_CHANGES))
     if frozen:
@@ -452,28 +555,69 @@ def _resume_config(stored: Mapping[str, Any], given: TrainConfig | Mapping | Non
     return replace(config, **{k: changed[k] for k in changed})
 
 
-def fit(data: Any, model: ModelConfig | Mapping[str, Any] | None = None,
+def _processes_config(config: TrainConfig, context: DistributedContext | None,
+                      resume: bool) -> TrainConfig:
+    """``config`` with ``nproc`` = the processes training; InputError when that cannot be."""
+    world = 1 if context is None else context.world_size
+    if context is not None and config.prune_every is not None:
+        raise InputError("--prune-every changes the network while it trains; prune with one "
+                         "process, not with --nproc/torchrun")
+    if config.nproc == world:
+        return config
+    if resume:
+        raise InputError(f"this run trained with {config.nproc} process(es); resume it with as "
+                         f"many (--nproc {config.nproc}), not {world}")
+    if config.nproc != 1:
+        raise InputError(f"nproc {config.nproc} given but {world} process(es) were launched")
+    return replace(config, nproc=world)
+
+
+def _data_parallel(model: nn.Module, context: DistributedContext | None,
+                   device: torch.device) -> nn.Module | None:
+    """``DistributedDataParallel(model)`` when training data-parallel (else None)."""
+    if context is None:
+        return None
+    from torch.nn.parallel import DistributedDataParallel
+
+    return DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda"
+                                   else None)
+
+
+def fit(data: Any, model: ModelOptions | None = None,
         train: TrainConfig | Mapping[str, Any] | None = None,
         out_dir: str | os.PathLike = "runs/run", *, resume: bool = False,
         overwrite: bool = False, on_progress: ProgressCallback | None = None,
         on_epoch: EpochCallback | None = None) -> Run:
     """Train a surrogate on a dataset file (or Dataset) and write the run directory.
 
-    ``model``: a ModelConfig or its fields (in/out sizes come from the dataset);
-    ``train``: a TrainConfig or its fields. With ``resume=True`` both are read from
-    ``out_dir/checkpoint.pt`` (``train`` may change only ``RESUMABLE_CHANGES``); a run whose
-    training had finished but whose run files were cut off is completed by ``resume``.
+    ``model``: a ModelConfig or SequenceModelConfig or its fields (in/out sizes come from the
+    dataset; the arch must train on the dataset's kind, see :func:`model_config_for`);
+    ``train``: a TrainConfig or its fields (for sequence archs without τ-layer penalties or
+    pruning, :func:`surrogate.sequence_fit.check_sequence_training`). With ``resume=True``
+    both are read from ``out_dir/checkpoint.pt`` (``train`` may change only
+    ``RESUMABLE_CHANGES``); a run whose training had finished but whose run files were cut
+    off is completed by ``resume``.
     InputError before any work when ``out_dir`` cannot be written. SolverError in the epoch
-    where a loss or a parameter becomes non-finite, naming the last good epoch (the last
-    checkpoint is kept). An interrupt signal with a Python handler (Ctrl-C; SIGTERM in the
-    command line) is held until the epoch ends, a second one acts at once; then
-    TrainingInterrupted (a KeyboardInterrupt) is raised after checkpointing. The run files are
-    written together: an interrupt never leaves some of them.
+    where a loss or a parameter becomes non-finite or an implicit layer's solve fails, naming
+    the last good epoch (the last checkpoint is kept). An interrupt signal with a Python
+    handler (Ctrl-C; SIGTERM in the command line) is held until the epoch ends, a second one
+    acts at once; then TrainingInterrupted (a KeyboardInterrupt) is raised after
+    checkpointing. The run files are written together: an interrupt never leaves some of them.
+
+    Data-parallel: inside an initialised process group of W >= 2 processes (torchrun,
+    ``surrogate fit --nproc W``, :mod:`surrogate.distributed`) every process calls ``fit``; the
+    model trains under ``DistributedDataParallel`` on a ``DistributedSampler`` shard
+    (:mod:`surrogate.ddp_training`), rank 0 alone reports progress, checkpoints and writes the
+    run (plain state_dicts, loadable without DDP); ``nproc`` = W is recorded and a resume needs
+    the same W. ``bf16`` runs the forward passes under bfloat16 autocast.
     """
     start = time.perf_counter()
     out_dir = Path(out_dir)
-    _prepare_run_dir(out_dir, resume, overwrite)
+    context = current_context()  # data-parallel when a process group of >= 2 is initialised
+    main = context is None or context.is_main
+    _prepare_run_dir(out_dir, resume, overwrite, remove=main)
     dataset = _load_data(data)
+    kind = getattr(dataset, "kind", "pointwise")
     info = dataset_info(dataset)
     checkpoint_path = out_dir / CHECKPOINT_FILE
     if resume:
@@ -487,10 +631,19 @@ def fit(data: Any, model: ModelConfig | Mapping[str, Any] | None = None,
     else:
         config = train if isinstance(train, TrainConfig) else TrainConfig.from_dict(train or {})
         model_config = model_config_for(dataset, model or {})
-        normalisation = Normalisation.fit(*dataset.split("train"))
+        if kind == "sequence":
+            check_sequence_training(config, model_config.arch)
+        normalisation = Normalisation.fit(*_split_arrays(dataset, "train", model_config))
+    config = _processes_config(config, context, resume)
     device, dtype = resolve_device(config.device), torch_dtype(config.dtype)
+    if context is not None and device.type == "cuda":
+        if context.local_rank >= torch.cuda.device_count():
+            raise InputError(f"process {context.rank} has no GPU of its own (local rank "
+                             f"{context.local_rank}, {torch.cuda.device_count()} visible); use "
+                             "fewer processes per node or --device cpu")
+        device = torch.device("cuda", context.local_rank)
     if resume:
-        state = restore_state(payload, config, device, dtype, checkpoint_path)
+        state = restore_state(payload, config, device, dtype, checkpoint_path, kind)
         finished = state.epoch >= config.epochs or state.stop_reason == "early-stopping"
         if run_files_complete(out_dir) or not finished:
             if state.stop_reason == "early-stopping" and state.epoch < config.epochs:
@@ -506,11 +659,16 @@ def fit(data: Any, model: ModelConfig | Mapping[str, Any] | None = None,
         net = build_initial_model(model_config, init_seed).to(device, dtype)
         if config.prune_every is not None:
             net.prune(0.0)  # fails now (InputError) for architectures that cannot be pruned
-        state = new_state(net, config, shuffle_seed)
+        state = new_state(net, config, shuffle_seed, kind)
 
-    x_train, y_train = _split_tensors(dataset, normalisation, "train", device, dtype)
-    x_val, y_val = _split_tensors(dataset, normalisation, "val", device, dtype)
-    progress = on_progress or (lambda done, total, description: None)
+    x_train, y_train = _split_tensors(dataset, normalisation, "train", device, dtype,
+                                      state.model.config)
+    x_val, y_val = _split_tensors(dataset, normalisation, "val", device, dtype,
+                                  state.model.config)
+    ddp_model = _data_parallel(state.model, context, device)
+    shuffle_seed = seed_streams(config.seed)[1]
+    progress = (on_progress if main else None) or (lambda done, total, description: None)
+    on_epoch = on_epoch if main else None
     last_saved: int | None = int(payload["epoch"]) if resume else None
     at_boundary = True
     try:
@@ -521,9 +679,18 @@ def fit(data: Any, model: ModelConfig | Mapping[str, Any] | None = None,
                 tic = time.perf_counter()
                 state.epoch += 1
                 state.model.train()
-                train_loss, penalty, grad_norms = train_epoch(state, config, x_train, y_train)
-                val_loss = evaluate_loss(state.model, x_val, y_val)
                 lr = state.optimizer.param_groups[0]["lr"]
+                try:
+                    if ddp_model is None:
+                        train_loss, penalty, grad_norms = train_epoch(state, config, x_train,
+                                                                      y_train)
+                    else:
+                        train_loss, penalty, grad_norms = train_epoch_ddp(
+                            state, ddp_model, config, x_train, y_train, context, shuffle_seed)
+                    val_loss = evaluate_loss(state.model, x_val, y_val)
+                except SolverError as exc:  # an implicit layer's solve failed in this epoch
+                    raise SolverError(_solve_failure_message(
+                        state, exc, lr, _kept_checkpoint(checkpoint_path, last_saved))) from None
                 bad = [f"{name} loss is" for name, v in (("training", train_loss),
                                                           ("penalty", penalty),
                                                           ("validation", val_loss))
@@ -532,9 +699,7 @@ def fit(data: Any, model: ModelConfig | Mapping[str, Any] | None = None,
                                        for p in state.model.parameters()):
                     bad = ["a parameter is"]
                 if bad:
-                    kept = (f"kept the last good checkpoint {checkpoint_path} (epoch "
-                            f"{last_saved})" if last_saved is not None
-                            else "no checkpoint had been written yet")
+                    kept = _kept_checkpoint(checkpoint_path, last_saved)
                     raise SolverError(_divergence_message(state, bad[0], lr, kept))
                 monitored = val_loss if val_loss is not None else train_loss + penalty
                 if state.scheduler is not None:
@@ -559,40 +724,47 @@ def fit(data: Any, model: ModelConfig | Mapping[str, Any] | None = None,
                 if config.prune_every is not None and state.epoch % config.prune_every == 0:
                     _prune_in_training(state, config)
                 at_boundary = True
-                taus = [v for k, v in record.items() if k.startswith("tau_")]
                 val_text = "n/a" if val_loss is None else f"{val_loss:.3e}"
                 progress(state.epoch, config.epochs,
                          f"epoch {state.epoch}/{config.epochs}  train {train_loss:.3e}  "
-                         f"val {val_text}  τ {_format_taus(taus)}")
+                         f"val {val_text}{_steps_text(record)}")
                 if on_epoch is not None:
                     on_epoch(record)
+                if context is not None and any_rank(interrupt.pending, device) \
+                        and not interrupt.pending:
+                    raise KeyboardInterrupt  # another process was interrupted: stop together
                 interrupt.deliver()  # raises KeyboardInterrupt if a signal came
                 if state.epoch % config.checkpoint_every == 0:
-                    save_checkpoint(checkpoint_path,
-                                    checkpoint_payload(state, config, normalisation, info))
+                    if main:
+                        save_checkpoint(checkpoint_path,
+                                        checkpoint_payload(state, config, normalisation, info))
                     last_saved = state.epoch
         if state.stop_reason is None:
             state.stop_reason = "completed"
         with held_signals():
-            save_checkpoint(checkpoint_path, checkpoint_payload(state, config, normalisation,
-                                                                info))
+            if main:
+                save_checkpoint(checkpoint_path, checkpoint_payload(state, config,
+                                                                    normalisation, info))
             last_saved = state.epoch
         if state.best_state is not None:
             state.model.load_state_dict(state.best_state)
         state.model.eval()
-        metrics = run_metrics(state, dataset, normalisation, config)
-        metrics["fit_seconds"] = time.perf_counter() - start
         extra = {"layer_ids": state.layer_ids, "pruning": state.prune_events}
-        with held_signals() as late:  # the run files appear together
-            save_run(out_dir, model=state.model, train_config=config,
-                     normalisation=normalisation, dataset=info, history=state.history,
-                     metrics=metrics, extra=extra)
-            late.received.clear()  # the run is complete: nothing left to interrupt
+        metrics: dict[str, Any] = {}
+        if main:  # rank 0 alone evaluates and writes the run
+            metrics = run_metrics(state, dataset, normalisation, config)
+            metrics["fit_seconds"] = time.perf_counter() - start
+            with held_signals() as late:  # the run files appear together
+                save_run(out_dir, model=state.model, train_config=config,
+                         normalisation=normalisation, dataset=info, history=state.history,
+                         metrics=metrics, extra=extra)
+                late.received.clear()  # the run is complete: nothing left to interrupt
     except KeyboardInterrupt:
         if at_boundary and last_saved != state.epoch:
-            with held_signals():
-                save_checkpoint(checkpoint_path, checkpoint_payload(state, config,
-                                                                    normalisation, info))
+            if main:
+                with held_signals():
+                    save_checkpoint(checkpoint_path, checkpoint_payload(state, config,
+                                                                        normalisation, info))
             last_saved = state.epoch
         raise TrainingInterrupted(last_saved or 0,
                                   checkpoint_path if last_saved is not None else None) from None
@@ -647,14 +819,24 @@ def run_metrics(state: TrainingState, dataset: Any, normalisation: Normalisation
     """metrics.json of a finished run: errors per split, τ, sizes, timings, stop reason.
 
     ``accuracy`` is ``{"train", "val", "test"}`` (:func:`split_accuracies`) for classification
-    datasets (root attribute ``classes``) and None for regression datasets.
+    datasets (root attribute ``classes``) and None for regression datasets. Sequence runs
+    report per-sequence errors instead of τ (:func:`surrogate.sequence_fit.sequence_metrics`).
     """
+    if state.kind == "sequence":
+        errors_part = sequence_metrics(state.model, dataset, normalisation)
+    else:
+        errors_part = _layer_metrics(state, dataset, normalisation)
+    return {**errors_part, **_training_metrics(state, config)}
+
+
+def _layer_metrics(state: TrainingState, dataset: Any, normalisation: Normalisation
+                   ) -> dict[str, Any]:
+    """Errors, accuracy, τ and layers of a pointwise run."""
     errors = split_errors(state.model, dataset, normalisation)
     accuracy = (split_accuracies(state.model, dataset, normalisation)
                 if dataset_classes(dataset) is not None else None)
     with torch.no_grad():
         taus = [float(t) for t in state.model.taus().cpu()]
-    last = state.history[-1] if state.history else {}
     return {
         "relative_l2_error": errors,
         **{f"{name}_relative_l2_error": value for name, value in errors.items()},
@@ -662,6 +844,13 @@ def run_metrics(state: TrainingState, dataset: Any, normalisation: Normalisation
         "taus": taus,
         "layer_ids": list(state.layer_ids),
         "depth": state.model.config.depth,
+    }
+
+
+def _training_metrics(state: TrainingState, config: TrainConfig) -> dict[str, Any]:
+    """Sizes, timings, stopping and the machine of any run."""
+    last = state.history[-1] if state.history else {}
+    return {
         "parameter_count": int(sum(p.numel() for p in state.model.parameters())),
         "wall_time_s": state.train_seconds,
         "epochs_run": state.epoch,
@@ -679,5 +868,5 @@ def run_metrics(state: TrainingState, dataset: Any, normalisation: Normalisation
 __all__ = ["fit", "TrainingInterrupted", "TrainingState", "train_epoch", "evaluate_loss",
            "data_loss", "make_optimizer", "make_scheduler", "model_config_for", "resolve_device",
            "seed_streams", "split_errors", "split_accuracies", "dataset_classes",
-           "build_initial_model", "layer_gradient_squares",
+           "build_initial_model", "layer_gradient_squares", "total_gradient_square",
            "RESUMABLE_CHANGES"]

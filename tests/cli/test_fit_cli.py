@@ -26,9 +26,9 @@ def data(tmp_path_factory):
 
 
 def test_choices_match_the_registry():
-    from surrogate.registry import activation_names, architecture_names
+    from surrogate.registry import activation_names, all_architecture_names
 
-    assert sorted(a.value for a in Arch) == architecture_names()
+    assert sorted(a.value for a in Arch) == all_architecture_names()
     assert sorted(a.value for a in ActivationName) == activation_names()
 
 
@@ -119,3 +119,43 @@ def test_ctrl_c_checkpoints_and_exits_130(data, tmp_path, monkeypatch):
     result = runner.invoke(app, ["fit", str(data), "-o", str(out), "--resume", "-q"])
     assert result.exit_code == 0, result.output
     assert json.loads((out / "metrics.json").read_text())["epochs_run"] == 12
+
+
+def test_skew_weights_flag_lands_in_config_json_and_the_loaded_run(data, tmp_path):
+    from surrogate.runs import load_run
+
+    out = tmp_path / "skew"
+    result = runner.invoke(app, ["fit", str(data), "--arch", "implicit-resnet", "--tau", "0.5",
+                                 "--skew-weights", "-o", str(out), *TINY[:4], "--epochs", "2",
+                                 "-q"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "config.json").read_text())["model"]["skew_weights"] is True
+    run = load_run(out)
+    weight = run.model.hidden_weights()[1]
+    assert run.model_config.skew_weights and bool((weight == -weight.T).all())
+    result = runner.invoke(app, ["fit", str(data), "--arch", "densenet", "--skew-weights",
+                                 "-o", str(tmp_path / "d"), *TINY])
+    assert result.exit_code == 2 and "skew_weights is not supported by arch 'densenet'" in \
+        result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_step_lipschitz_flag_lands_in_config_json_and_the_loaded_run(data, tmp_path):
+    import torch
+
+    from surrogate.runs import load_run
+
+    out = tmp_path / "bounded"
+    result = runner.invoke(app, ["fit", str(data), "--arch", "resnet", "--tau", "0.5",
+                                 "--step-lipschitz", "0.25", "-o", str(out), *TINY[:4],
+                                 "--epochs", "2", "-q"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "config.json").read_text())["model"]["step_lipschitz"] == 0.25
+    run = load_run(out)
+    with torch.no_grad():
+        weights = run.model.effective_weights(run.model.taus())[1:]
+    assert run.model_config.step_lipschitz == 0.25
+    assert all(0.5 * float(torch.linalg.matrix_norm(w, ord=2)) <= 0.25 + 1e-6 for w in weights)
+    result = runner.invoke(app, ["fit", str(data), "--arch", "densenet", "--step-lipschitz",
+                                 "0.5", "-o", str(tmp_path / "d"), *TINY])
+    assert result.exit_code == 2 and "step_lipschitz is not supported by arch 'densenet'" in \
+        result.stderr and len(result.stderr.strip().splitlines()) == 1

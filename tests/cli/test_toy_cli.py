@@ -86,6 +86,11 @@ def test_quiet_prints_nothing_and_recipe_file_is_overridden_by_flags(tmp_path):
     assert ds.recipe["n_train"] == 8 and ds.recipe["n_test"] == 12 and ds.recipe["seed"] == 1
 
 
+def test_spirals_with_only_n_train_takes_as_many_validation_points(tmp_path):
+    summary = _gen("spirals", "--n-train", "257", "-o", str(tmp_path / "s.h5"))
+    assert summary["splits"] == {"train": 257, "val": 257, "test": 512}
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["moons"], "unknown toy dataset 'moons'; choose one of: sine, spirals, bands, circles"),
     (["spirals", "--n-val", "3"], "spirals: n_val=3 must be 0 or n_train=513"),

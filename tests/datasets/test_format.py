@@ -56,6 +56,53 @@ def test_sequence_kind_round_trip(tmp_path):
     assert ds.kind == "sequence" and ds.inputs.dtype == np.float32
     np.testing.assert_allclose(ds.time, t, rtol=1e-7)
     np.testing.assert_array_equal(ds.targets, y.astype(np.float32))
+    assert ds.readout == "sequence" and "readout" not in ds.attrs
+
+
+def _write_sequence(path, targets, **kwargs):
+    x = np.random.default_rng(2).random((6, 5, 2))
+    splits = {"train": np.arange(4), "val": np.array([4]), "test": np.array([5])}
+    write_dataset(path, kind=kwargs.pop("kind", "sequence"), inputs=x, targets=targets,
+                  input_names=("a", "b"), target_names=("c",), splits=splits, problem="p",
+                  domain="d", recipe={}, seed=0, time=np.arange(5.0), **kwargs)
+
+
+def test_sequence_readout_last_stores_one_target_per_sequence(tmp_path):
+    path = tmp_path / "last.h5"
+    _write_sequence(path, np.arange(6.0).reshape(6, 1, 1), attrs={"readout": "last"})
+    ds = read_dataset(path)
+    assert ds.readout == "last" and ds.targets.shape == (6, 1, 1) and ds.time.shape == (5,)
+    assert validate_dataset(path) == []
+    _edit(path, lambda f: f.attrs.__delitem__("readout"))  # (N, 1, k) now means T = 1
+    with pytest.raises(DataFormatError, match=r"'targets' shape \(6, 1, 1\) does not match"):
+        read_dataset(path)
+    _edit(path, lambda f: f.attrs.__setitem__("readout", "first"))
+    assert validate_dataset(path) == ["readout attribute is 'first', expected one of: "
+                                      "sequence, last"]
+
+
+@pytest.mark.parametrize(("targets", "kwargs", "message"), [
+    ((6, 1, 1), {}, "readout 'sequence' needs targets of shape (6, 5, k)"),
+    ((6, 5, 1), {"attrs": {"readout": "last"}}, "readout 'last' needs targets of shape (6, 1, k)"),
+    ((6, 1, 1), {"attrs": {"readout": "all"}}, "unknown readout 'all'"),
+])
+def test_writer_checks_the_readout(tmp_path, targets, kwargs, message):
+    with pytest.raises(InputError) as info:
+        _write_sequence(tmp_path / "x.h5", np.zeros(targets), **kwargs)
+    assert message in str(info.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_readout_last_is_refused_on_pointwise_files(small_file, tmp_path):
+    x, y, _ = small_arrays(10)
+    splits = {"train": np.arange(10), "val": np.array([], int), "test": np.array([], int)}
+    with pytest.raises(InputError, match="readout 'last' applies to sequence datasets only"):
+        write_dataset(tmp_path / "a.h5", inputs=x, targets=y, input_names=IN_NAMES,
+                      target_names=OUT_NAMES, splits=splits, problem="p", domain="d",
+                      recipe={}, seed=0, attrs={"readout": "last"})
+    _edit(small_file[0], lambda f: f.attrs.__setitem__("readout", "last"))
+    assert validate_dataset(small_file[0]) == [
+        "readout attribute 'last' is only allowed for kind 'sequence', not 'pointwise'"]
 
 
 def test_hash_is_canonical():

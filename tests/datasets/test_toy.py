@@ -89,6 +89,8 @@ def test_spirals_interleave_train_and_validation_on_two_arms():
 
 def test_spirals_validation_is_zero_or_n_train():
     assert generate_toy(ToyRecipe("spirals", n_train=50, n_val=0)).splits["val"].size == 0
+    assert ToyRecipe("spirals", n_train=257).n_val == 257  # n_val follows n_train if not given
+    assert ToyRecipe("spirals").n_val == 513 and ToyRecipe("sine", n_train=7).n_val == 200
     with pytest.raises(InputError, match="spirals: n_val=3 must be 0 or n_train=50"):
         ToyRecipe("spirals", n_train=50, n_val=3)
 

@@ -5,6 +5,7 @@ and evaluates it on Maxwell data."""
 import json
 from math import comb
 
+import numpy as np
 import pytest
 import torch
 from torch.func import functional_call
@@ -13,7 +14,9 @@ from typer.testing import CliRunner
 from surrogate.ck_net import CkNet, state_space_step
 from surrogate.cli.app import app
 from surrogate.config import ModelConfig
+from surrogate.datasets.toy import band_points
 from surrogate.errors import InputError
+from surrogate.networks import SteppingNetwork, spectral_norms
 from surrogate.registry import build_model
 from surrogate.resnet import ResNet
 
@@ -178,3 +181,144 @@ def test_fit_and_evaluate_on_maxwell_through_the_cli(maxwell_data, tmp_path):
     (record,) = payload["records"]
     error = record["runs"]["ck"]["l2_error"]
     assert 0 < error < float("inf")
+
+
+# ------------------------------------------- step_lipschitz: bounded steps (Behrmann et al.)
+
+
+def _bounded(arch: str, order: int, bound: float | None, *, width: int = 4, depth: int = 5,
+             seed: int = 0, scale: float = 4.0) -> SteppingNetwork:
+    """float64 net with learned, unequal steps and large weights (so the bound binds)."""
+    config = ModelConfig(arch=arch, in_features=1 if width == 1 else 3, out_features=2,
+                         width=width, depth=depth, order=order, activation="tanh",
+                         step_lipschitz=bound)
+    torch.manual_seed(seed)
+    model = build_model(config).double()
+    with torch.no_grad():
+        model.steps.raw.copy_(torch.randn(depth, dtype=torch.float64))  # τ ≈ 0.1 … 3
+        for layer in model.layers:
+            layer.weight.mul_(scale)
+            layer.bias.normal_()
+    return model
+
+
+def _plain_hidden(model: SteppingNetwork, x: torch.Tensor) -> torch.Tensor:
+    """The forward as written before step_lipschitz existed: ``layer(y)`` in every layer."""
+    taus = model.taus()
+    if isinstance(model, CkNet):
+        k = model.order
+        position = taus[0] * model.activation(model.layers[0](x))
+        q = torch.cat([position.unsqueeze(0), position.new_zeros(k - 1, *position.shape)])
+        for layer, power in zip(model.layers[1:], taus.pow(k)[1:], strict=True):
+            q = state_space_step(q, power * model.activation(layer(q[0])))
+        return q[0]
+    y = taus[0] * model.activation(model.layers[0](x))
+    for k in range(1, len(model.layers)):
+        y = y + taus[k] * model.activation(model.layers[k](y))
+    return y
+
+
+@pytest.mark.parametrize("arch, order", [("resnet", 1), ("ck-net", 1), ("ck-net", 2),
+                                         ("ck-net", 3)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_without_a_binding_bound_the_output_is_bitwise_unchanged(arch, order, dtype):
+    x = torch.randn(30, 3, dtype=torch.float64).to(dtype)
+    for bound in (None, 1e30):  # no bound, and one that never binds (scale c / c = 1.0)
+        model = _bounded(arch, order, bound).to(dtype)
+        with torch.no_grad():
+            assert torch.equal(model.hidden(x, model.taus()), _plain_hidden(model, x))
+            assert torch.equal(model(x), model.output(_plain_hidden(model, x)))
+
+
+@pytest.mark.parametrize("order", [1, 2, 3])
+def test_effective_weights_satisfy_the_step_bound(order):
+    """τ^k ‖W_eff‖₂ <= c; W_eff = W where τ^k ‖W‖₂ <= c already; the direction of W is kept."""
+    bound = 0.7
+    model = _bounded("ck-net", order, bound, depth=6)
+    with torch.no_grad():
+        model.layers[2].weight.mul_(1e-3)  # one layer well inside the bound
+        taus = model.taus()
+        effective = model.effective_weights(taus)
+    assert effective[0] is model.layers[0].weight  # the input layer is never rescaled
+    binding = 0
+    for k in range(1, model.config.depth):
+        weight = model.layers[k].weight.detach()
+        size = float(taus[k] ** order * torch.linalg.matrix_norm(weight, ord=2))
+        step = float(taus[k] ** order * torch.linalg.matrix_norm(effective[k], ord=2))
+        assert step <= bound + 1e-6
+        if size <= bound:
+            assert torch.equal(effective[k], weight)
+        else:
+            binding += 1
+            assert step == pytest.approx(bound, rel=1e-12)
+            assert torch.allclose(effective[k] * size / bound, weight, rtol=1e-12, atol=0)
+    assert 0 < binding < model.config.depth - 1  # both cases were exercised
+
+
+@pytest.mark.parametrize("shape", [(3, 1, 1), (3, 1, 5), (3, 5, 1), (3, 4, 6)])
+def test_spectral_norms_are_the_largest_singular_values(shape):
+    weights = torch.randn(*shape, dtype=torch.float64)
+    expected = torch.linalg.svdvals(weights)[:, 0]
+    assert torch.allclose(spectral_norms(weights), expected, rtol=1e-13, atol=0)
+
+
+def test_bounded_width_one_c1_net_is_strictly_monotone_so_at_most_75_percent():
+    """With c < 1 each C¹ layer x -> x + τ σ(w_eff x + b) has slope >= 1 - c > 0 (tanh is
+    1-Lipschitz), so the network is strictly monotone in its input, for any weights. The
+    bands blue | red | blue then cannot be separated: a threshold gets at most 75% right.
+    Without the bound the same weights fold the line in some draws."""
+    x = torch.linspace(-3.0, 3.0, 401, dtype=torch.float64).unsqueeze(1)
+    bands, labels = band_points(400, np.random.default_rng(0))
+    bands = torch.as_tensor(bands)
+    folded = 0
+    for seed in range(20):
+        bound = 0.1 + 0.8 * float(torch.rand((), generator=torch.Generator().manual_seed(seed)))
+        for arch in ("resnet", "ck-net"):
+            model = _bounded(arch, 1, bound, width=1, depth=10, seed=seed, scale=6.0)
+            with torch.no_grad():
+                w0 = torch.sign(model.layers[0].weight)
+                model.layers[0].weight.copy_(w0)  # input layer unsaturated on [-3, 3], so that
+                model.layers[0].bias.zero_()  # strict monotonicity is visible in float64
+                position = model.hidden(x, model.taus())[:, 0]
+                assert bool((torch.sign(w0) * position.diff() > 0).all()), (seed, arch)
+                logits = model(bands)
+                predicted = (logits[:, 1] > logits[:, 0]).numpy()
+                assert (predicted == labels).mean() <= 0.75
+                free = ModelConfig(**{**model.config.to_dict(), "step_lipschitz": None})
+                unbounded = build_model(free).double()
+                unbounded.load_state_dict(model.state_dict())
+                steps = unbounded.hidden(x, unbounded.taus())[:, 0].diff() * torch.sign(w0)
+                folded += bool((steps < 0).any())
+    assert folded > 0  # the property is not vacuous: the bound is what makes it hold
+
+
+@pytest.mark.parametrize("arch, order", [("resnet", 1), ("ck-net", 2)])
+def test_bounded_gradients_match_finite_differences(arch, order):
+    """Layers 1, 3 are rescaled (τ^k ‖W‖₂ = 2c), layer 2 is not (c/2): both branches, off the
+    kink at τ^k ‖W‖₂ = c; the learned steps τ are among the checked inputs."""
+    bound = 0.8
+    model = _bounded(arch, order, bound, width=3, depth=4)
+    with torch.no_grad():
+        taus = model.taus()
+        for k, target in ((1, 2.0 * bound), (2, 0.5 * bound), (3, 2.0 * bound)):
+            weight = model.layers[k].weight
+            weight.mul_(target / (taus[k] ** order * torch.linalg.matrix_norm(weight, ord=2)))
+    params = {name: p.detach().clone().requires_grad_(True)
+              for name, p in model.named_parameters()}
+    names = list(params)
+    x = torch.randn(6, 3, dtype=torch.float64, requires_grad=True)
+
+    def output(x, *values):
+        return functional_call(model, dict(zip(names, values, strict=True)), (x,))
+
+    assert torch.autograd.gradcheck(output, (x, *params.values()), eps=1e-6, atol=1e-7)
+
+
+def test_step_lipschitz_survives_pruning():
+    model = _bounded("ck-net", 1, 0.5, depth=4, scale=1.0)
+    with torch.no_grad():
+        model.steps.raw[2] = -30.0
+    pruned, removed, config = model.prune(2e-6)
+    assert removed == [2] and config.step_lipschitz == 0.5 == pruned.config.step_lipschitz
+    x = torch.randn(4, 3, dtype=torch.float64)
+    assert torch.allclose(pruned(x), model(x), atol=1e-5)

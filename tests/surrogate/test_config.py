@@ -68,3 +68,26 @@ def test_build_model_rejects_non_config_and_bad_input_shape():
     model = build_model(ModelConfig(arch="resnet", in_features=7, out_features=3, width=4))
     with pytest.raises(InputError, match=r"\(N, 7\)"):
         model(torch.zeros(4, 6))
+
+
+@pytest.mark.parametrize("value, message", [
+    (0.0, "step_lipschitz must be > 0"), (-0.5, "step_lipschitz must be > 0"),
+    (math.inf, "step_lipschitz must be finite"), ("0.9", "step_lipschitz must be a number"),
+    (True, "step_lipschitz must be a number"),
+])
+def test_step_lipschitz_bad_values_are_one_line(value, message):
+    with pytest.raises(InputError, match=message) as error:
+        ModelConfig(arch="resnet", in_features=2, out_features=1, step_lipschitz=value)
+    assert "\n" not in str(error.value)
+
+
+def test_step_lipschitz_round_trips_and_is_refused_by_other_architectures():
+    config = ModelConfig(arch="ck-net", in_features=1, out_features=2, step_lipschitz=1)
+    again = ModelConfig.from_dict(json.loads(json.dumps(config.to_dict())))
+    assert again == config and again.step_lipschitz == 1.0
+    assert ModelConfig(arch="resnet", in_features=1, out_features=1).step_lipschitz is None
+    supported = sorted(n for n, c in ARCHITECTURES.items() if c.supports_step_lipschitz)
+    assert {"resnet", "ck-net"} <= set(supported)
+    for arch in sorted(set(ARCHITECTURES) - set(supported)):
+        with pytest.raises(InputError, match=f"not supported by arch '{arch}'"):
+            ModelConfig(arch=arch, in_features=1, out_features=1, step_lipschitz=0.5)

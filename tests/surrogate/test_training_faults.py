@@ -112,3 +112,37 @@ def test_a_step_to_non_finite_weights_is_caught_in_that_epoch(no_val_file, tmp_p
                                           r"epoch 2: train loss"):
         fit(no_val_file, small(), {"epochs": 10, "checkpoint_every": 1}, tmp_path / "w")
     assert load_checkpoint(tmp_path / "w" / "checkpoint.pt")["epoch"] == 2
+
+
+def test_a_failed_implicit_solve_names_its_epoch_and_the_kept_checkpoint(maxwell_file,
+                                                                        tmp_path, monkeypatch):
+    """A SolverError of the implicit layer's forward solve in epoch 3 is reported like
+    divergence: the epoch, the last good epoch and the checkpoint kept, in one line."""
+    import surrogate.implicit_layer as implicit_layer
+
+    real_solve = implicit_layer.solve_implicit_step
+    failing = {"now": False}
+
+    def solve(x, weight, bias, h, theta, activation, tol, max_iter, layer=1):
+        if failing["now"]:  # the real solver, allowed no iteration: a genuine SolverError
+            return real_solve(x, weight, bias, h, theta, activation, 1e-30, 0, layer)
+        return real_solve(x, weight, bias, h, theta, activation, tol, max_iter, layer)
+
+    monkeypatch.setattr(implicit_layer, "solve_implicit_step", solve)
+    seen = []
+
+    def on_epoch(record):
+        seen.append(record)
+        failing["now"] = record["epoch"] == 2
+
+    out = tmp_path / "implicit"
+    model = small(arch="implicit-resnet", tau=0.5, depth=3)
+    with pytest.raises(SolverError) as info:
+        fit(maxwell_file, model, {"epochs": 10, "checkpoint_every": 1}, out, on_epoch=on_epoch)
+    message = str(info.value)
+    assert message.startswith(f"implicit solve failed at epoch 3 (last good epoch 2: train "
+                              f"loss {seen[-1]['train_loss']:.3e}")
+    assert "layer 1: nonlinear solve did not converge in 0 iterations" in message
+    assert message.endswith(f"kept the last good checkpoint {out / 'checkpoint.pt'} (epoch 2)")
+    assert "\n" not in message and not (out / "model.pt").exists()
+    assert load_checkpoint(out / "checkpoint.pt")["epoch"] == 2

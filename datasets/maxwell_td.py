@@ -1,0 +1,362 @@
+"""Time-domain Maxwell sequences (``recipe.kind = "maxwell-td"``): source signal in, probe E out.
+
+Each sample is a cavity ``domain`` with perfectly conducting walls, constant material (ε, μ, σ)
+and source J(x, t) = s(t) J₀(x), J₀ a z-directed Gaussian dipole (``source_width``, centred at
+``source_centre``, default the centre of the domain's bounding box), solved by
+:mod:`surrogate.fem.time_domain` (N0 on ``domain.mesh(level)``, Newmark with step ``dt``) for
+``steps`` steps from rest. A sequence has T = steps + 1 entries at t_n = n·dt, n = 0..steps:
+
+- inputs (N, T, 4): ``s`` = s(t_n), then the constant channels ``eps``, ``mu``, ``sigma``;
+- targets (N, T, 3·P): E at the P probes, columns ``E1_p0, E2_p0, E3_p0, E1_p1, ...``
+  (E(t_0) = 0); probes are ``probe_points`` or ``probes`` deterministic Halton points
+  (:func:`surrogate.fem.probes.probe_points`), stored in the root attribute ``probe_points``.
+
+Materials: a pool of ``n_materials`` triples drawn uniformly from the ``eps``/``mu``/``sigma``
+ranges (a range low = high fixes the value); sample i uses triple i mod ``n_materials``.
+Cost trade-off: each triple costs one factorisation and one impulse-response run (``steps``
+back-substitutions); every sample of a triple then costs one small convolution. A small pool
+is cheap; ``n_materials = n`` gives every sample its own material at one factorisation and run
+per sample.
+
+Seeds: ``SeedSequence(seed).spawn(3)`` → (signals, materials, splits); the signals stream
+spawns one child per sample, so sample i depends only on (recipe, i): the rows are identical
+however samples are grouped, computed or counted (:func:`simulate_samples` on any subset).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from surrogate.datasets.format import DTYPES
+from surrogate.datasets.signals import SIGNAL_FAMILIES, check_range, draw_signal
+from surrogate.datasets.splits import make_splits, parse_split
+from surrogate.errors import InputError
+
+if TYPE_CHECKING:  # generators imports this module
+    from surrogate.datasets.generators import GeneratedData
+
+ProgressCallback = Callable[[int, int, str], None]
+MATERIAL_NAMES = ("eps", "mu", "sigma")
+PROGRESS_EVERY = 20  # steps between progress reports of an impulse-response run
+
+
+def _integer(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InputError(f"recipe {name}={value!r}: expected int >= {minimum}")
+    return int(value)
+
+
+def _positive(name: str, value: Any) -> float:
+    try:
+        number = float(value)
+        ok = not isinstance(value, (bool, str)) and np.isfinite(number) and number > 0
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise InputError(f"recipe {name}={value!r}: expected a finite number > 0")
+    return number
+
+
+def parse_range(name: str, value: Any, minimum: float = 0.0, strict: bool = False
+                ) -> tuple[float, float]:
+    """``"1,2"``, ``"1.5"`` (fixed), a number or a pair -> (low, high), checked."""
+    pair = value
+    if isinstance(value, str):
+        try:
+            pair = [float(p) for p in value.split(",") if p.strip()]
+        except ValueError:
+            raise InputError(f"recipe {name}={value!r}: expected 'low,high' or one number") \
+                from None
+    if isinstance(pair, (int, float)) and not isinstance(pair, bool):
+        pair = (pair, pair)
+    if isinstance(pair, list) and len(pair) == 1:
+        pair = (pair[0], pair[0])
+    try:
+        return check_range(name, pair, minimum, strict)
+    except InputError:
+        raise InputError(f"recipe {name}={value!r}: expected 'low,high' with finite "
+                         f"{minimum:g} {'<' if strict else '<='} low <= high") from None
+
+
+def parse_points(name: str, value: Any) -> tuple[tuple[float, float, float], ...]:
+    """``"x,y,z;x,y,z"`` or a list of triples -> a tuple of finite (x, y, z)."""
+    rows = [p.split(",") for p in value.split(";") if p.strip()] if isinstance(value, str) \
+        else value
+    try:
+        points = np.array(rows, dtype=np.float64)
+    except (TypeError, ValueError):
+        points = np.zeros((0, 0))
+    if points.ndim == 1 and points.size == 3:
+        points = points[None]
+    if points.ndim != 2 or points.shape[1] != 3 or len(points) == 0 \
+            or not np.all(np.isfinite(points)):
+        raise InputError(f"recipe {name}={value!r}: expected points 'x,y,z;x,y,z' "
+                         "(finite, at least one)")
+    return tuple(tuple(p) for p in points.tolist())
+
+
+@dataclass(frozen=True)
+class MaxwellTDRecipe:
+    """Sequences of the time-domain Maxwell cavity problem (see the module docstring)."""
+
+    domain: str = "cube"
+    level: int = 3
+    n: int = 512
+    steps: int = 200
+    dt: float = 0.05
+    probes: int = 8
+    probe_points: tuple[tuple[float, float, float], ...] | None = None
+    eps: tuple[float, float] = (1.0, 2.0)
+    mu: tuple[float, float] = (1.0, 2.0)
+    sigma: tuple[float, float] = (0.0, 0.3)
+    n_materials: int = 8
+    signal: str = "pulse"
+    frequency: tuple[float, float] = (0.25, 1.0)
+    width: tuple[float, float] = (0.3, 0.8)
+    delay: tuple[float, float] = (1.5, 4.0)
+    source_centre: tuple[float, float, float] | None = None
+    source_width: float = 0.1
+    split: tuple[float, float, float] = (0.8, 0.1, 0.1)
+    seed: int = 0
+    dtype: str = "float64"
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        for name, minimum in (("level", 1), ("n", 1), ("steps", 1), ("probes", 1),
+                              ("n_materials", 1), ("seed", 0)):
+            set_(self, name, _integer(name, getattr(self, name), minimum))
+        set_(self, "dt", _positive("dt", self.dt))
+        set_(self, "source_width", _positive("source_width", self.source_width))
+        for name, strict in (("eps", True), ("mu", True), ("sigma", False),
+                             ("frequency", True), ("width", True), ("delay", False)):
+            set_(self, name, parse_range(name, getattr(self, name), 0.0, strict))
+        if self.probe_points is not None:
+            set_(self, "probe_points", parse_points("probe_points", self.probe_points))
+            set_(self, "probes", len(self.probe_points))
+        if self.source_centre is not None:
+            centre = parse_points("source_centre", self.source_centre)
+            if len(centre) != 1:
+                raise InputError(f"recipe source_centre={self.source_centre!r}: expected one "
+                                 "point x,y,z")
+            set_(self, "source_centre", centre[0])
+        set_(self, "split", parse_split(self.split))
+        if self.signal not in SIGNAL_FAMILIES:
+            raise InputError(f"unknown signal family {self.signal!r}; choose one of: "
+                             f"{', '.join(SIGNAL_FAMILIES)}")
+        if self.dtype not in DTYPES:
+            raise InputError(f"unknown dtype {self.dtype!r}; choose one of: {', '.join(DTYPES)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict (``kind`` names the recipe type)."""
+        values = dataclasses.asdict(self)
+        for key, value in values.items():
+            if isinstance(value, tuple):
+                values[key] = [list(v) if isinstance(v, tuple) else v for v in value]
+        return {"kind": "maxwell-td", **values}
+
+    def estimated_bytes(self) -> int:
+        """Rough dataset file size: inputs, targets, time, splits, mesh."""
+        itemsize = 4 if self.dtype == "float32" else 8
+        rows = self.n * (self.steps + 1) * (1 + len(MATERIAL_NAMES) + 3 * self.probes)
+        return rows * itemsize + 8 * self.n + 6 * 8**self.level * 40 + 64 * 1024
+
+    @property
+    def time(self) -> np.ndarray:
+        """t_n = n·dt, n = 0..steps, shape (steps + 1,)."""
+        return self.dt * np.arange(self.steps + 1)
+
+
+@dataclass(frozen=True)
+class MaxwellTDSetup:
+    """What every sample of a recipe shares: mesh, N0 operators, load b₀, probe matrix."""
+
+    recipe: MaxwellTDRecipe
+    domain: Any
+    ops: Any
+    load: np.ndarray
+    probe_points: np.ndarray
+    observe: Any  # (3·P, n_free) CSR: E at the probes from the interior DOFs
+    materials: np.ndarray  # (n_materials, 3): ε, μ, σ
+
+    @property
+    def target_names(self) -> tuple[str, ...]:
+        """``E1_p0, E2_p0, E3_p0, E1_p1, ...``."""
+        return tuple(f"E{c + 1}_p{i}" for i in range(len(self.probe_points)) for c in range(3))
+
+
+def _streams(seed: int) -> tuple[np.random.SeedSequence, ...]:
+    """Independent seed sequences (signals, materials, splits) from ``SeedSequence(seed)``."""
+    return tuple(np.random.SeedSequence(seed).spawn(3))
+
+
+def material_pool(recipe: MaxwellTDRecipe) -> np.ndarray:
+    """(n_materials, 3) triples (ε, μ, σ), each uniform in its recipe range."""
+    rng = np.random.default_rng(_streams(recipe.seed)[1])
+    low, high = np.array([recipe.eps, recipe.mu, recipe.sigma]).T
+    return low + (high - low) * rng.random((recipe.n_materials, 3))
+
+
+def sample_signals(recipe: MaxwellTDRecipe, indices: Sequence[int]) -> list:
+    """The source signals of samples ``indices`` (each from its own spawned seed)."""
+    indices = np.asarray(indices, dtype=np.int64)
+    if indices.size == 0:
+        return []
+    if indices.min() < 0 or indices.max() >= recipe.n:
+        raise InputError(f"sample indices must lie in [0, {recipe.n})")
+    parent = _streams(recipe.seed)[0]
+    return [draw_signal(np.random.default_rng(spawned_child(parent, i)), recipe.signal,
+                        recipe.frequency, recipe.width, recipe.delay) for i in indices]
+
+
+def spawned_child(parent: np.random.SeedSequence, index: int) -> np.random.SeedSequence:
+    """``parent.spawn(n)[index]`` of a fresh ``parent`` without spawning the others (O(1))."""
+    return np.random.SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, int(index)),
+                                  pool_size=parent.pool_size)
+
+
+def build_setup(recipe: MaxwellTDRecipe) -> MaxwellTDSetup:
+    """Mesh, operators, dipole load and probe matrix of ``recipe`` (shared by all samples)."""
+    from surrogate.fem.domains import get_domain
+    from surrogate.fem.probes import n0_evaluation_matrix, probe_points
+    from surrogate.fem.time_domain import cavity_operators, dipole_load
+
+    domain = get_domain(recipe.domain)
+    mesh = domain.mesh(recipe.level)
+    ops = cavity_operators(mesh)
+    centre = (np.asarray(recipe.source_centre) if recipe.source_centre is not None
+              else domain.bounds.mean(axis=1))
+    if not domain.contains(centre[None])[0]:
+        raise InputError(f"source centre {centre.tolist()} lies outside the {domain.name} "
+                         "domain; set source_centre")
+    if recipe.probe_points is not None:
+        points = np.asarray(recipe.probe_points, dtype=np.float64)
+    else:
+        points = probe_points(domain, mesh, recipe.probes)
+    observe = n0_evaluation_matrix(ops.basis, points)[:, ops.free].tocsr()
+    return MaxwellTDSetup(recipe, domain, ops, dipole_load(ops, centre, recipe.source_width),
+                          points, observe, material_pool(recipe))
+
+
+def simulate_samples(setup: MaxwellTDSetup, indices: Sequence[int],
+                     on_progress: ProgressCallback | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """inputs (n, T, 4) and targets (n, T, 3·P) of samples ``indices``, grouped by material."""
+    from surrogate.fem.time_domain import (
+        Material,
+        NewmarkStepper,
+        convolve_response,
+        impulse_response,
+        step_loads,
+    )
+
+    recipe, progress = setup.recipe, on_progress or (lambda done, total, description: None)
+    indices = np.asarray(indices, dtype=np.int64)
+    time, steps = recipe.time, recipe.steps
+    signals = sample_signals(recipe, indices)
+    group_of = indices % recipe.n_materials
+    groups = np.unique(group_of)
+    inputs = np.empty((len(indices), steps + 1, 1 + len(MATERIAL_NAMES)))
+    targets = np.empty((len(indices), steps + 1, setup.observe.shape[0]))
+    total, done = len(groups) * steps + len(indices), 0
+    for g_count, g in enumerate(groups):
+        material = Material(*setup.materials[g])
+        label = f"material {g_count + 1}/{len(groups)}: stepping"
+
+        def report(n: int, base: int = done, label: str = label) -> None:
+            if n % PROGRESS_EVERY == 0 or n == steps:
+                progress(base + n, total, label)
+
+        stepper = NewmarkStepper(setup.ops, material, recipe.dt)
+        h = impulse_response(stepper, setup.load, steps, setup.observe, on_step=report)
+        done += steps
+        for row in np.flatnonzero(group_of == g):
+            s, ds = signals[row](time)
+            inputs[row, :, 0] = s
+            inputs[row, :, 1:] = setup.materials[g]
+            targets[row] = convolve_response(h, step_loads(ds, recipe.dt))
+            done += 1
+        progress(done, total, f"material {g_count + 1}/{len(groups)}: convolving")
+    return inputs, targets
+
+
+def generate_maxwell_td(recipe: MaxwellTDRecipe, on_progress: ProgressCallback | None = None
+                        ) -> GeneratedData:
+    """The ``sequence`` dataset of ``recipe`` (inputs s, ε, μ, σ; targets E at the probes)."""
+    from surrogate.datasets.generators import GeneratedData
+
+    progress = on_progress or (lambda done, total, description: None)
+    progress(0, 1, f"assembling N0 operators at level {recipe.level}")
+    setup = build_setup(recipe)
+    inputs, targets = simulate_samples(setup, np.arange(recipe.n), on_progress)
+    splits = make_splits(recipe.n, recipe.split, np.random.default_rng(_streams(recipe.seed)[2]))
+    mesh = setup.ops.mesh
+    progress(1, 1, "writing")
+    return GeneratedData(
+        inputs=inputs, targets=targets, input_names=("s", *MATERIAL_NAMES),
+        target_names=setup.target_names, splits=splits, problem="maxwell-td",
+        domain=recipe.domain, recipe=recipe.to_dict(), seed=recipe.seed, dtype=recipe.dtype,
+        kind="sequence", time=recipe.time,
+        mesh={"points": np.ascontiguousarray(mesh.p.T),
+              "cells": np.ascontiguousarray(mesh.t.T.astype(np.int64))},
+        attrs={"probe_points": np.asarray(setup.probe_points, dtype=np.float64)},
+    )
+
+
+@dataclass(frozen=True)
+class FieldSnapshots:
+    """E_h of one sample at every time step: N0 DOFs (T, n_edges) on ``basis`` (all edges)."""
+
+    basis: Any
+    time: np.ndarray
+    dofs: np.ndarray
+    material: tuple[float, float, float]
+
+    @property
+    def mesh(self) -> Any:
+        """The skfem MeshTet."""
+        return self.basis.mesh
+
+    def at_cells(self) -> np.ndarray:
+        """E at every tet's barycentre, (T, n_cells, 3)."""
+        from surrogate.fem.probes import n0_cell_centre_matrix
+
+        return _apply(n0_cell_centre_matrix(self.basis), self.dofs)
+
+    def at_nodes(self) -> np.ndarray:
+        """E projected to the nodes (volume-weighted cell average), (T, n_nodes, 3)."""
+        from surrogate.fem.probes import n0_node_matrix
+
+        return _apply(n0_node_matrix(self.basis), self.dofs)
+
+
+def _apply(matrix: Any, dofs: np.ndarray) -> np.ndarray:
+    """(matrix @ dofs_n) for every step n: (T, n_dofs) -> (T, n_points, 3)."""
+    values = (matrix @ dofs.T).T  # (T, 3 · n_points)
+    return values.reshape(len(dofs), -1, 3)
+
+
+def sample_snapshots(recipe: MaxwellTDRecipe, index: int,
+                     setup: MaxwellTDSetup | None = None) -> FieldSnapshots:
+    """Full-field E_h history of sample ``index`` by direct Newmark stepping (for ``.pvd``)."""
+    from surrogate.fem.time_domain import Material, NewmarkStepper, newmark_run, step_loads
+
+    setup = setup if setup is not None else build_setup(recipe)
+    index = _integer("index", index, 0)
+    (signal,) = sample_signals(recipe, [index])
+    material = setup.materials[index % recipe.n_materials]
+    stepper = NewmarkStepper(setup.ops, Material(*material), recipe.dt)
+    _, ds = signal(recipe.time)
+    e, _ = newmark_run(stepper, recipe.steps, load_vector=setup.load,
+                       coefficients=step_loads(ds, recipe.dt))
+    return FieldSnapshots(setup.ops.basis, recipe.time, setup.ops.full(e),
+                          tuple(float(x) for x in material))
+
+
+__all__ = ["MaxwellTDRecipe", "MaxwellTDSetup", "FieldSnapshots", "build_setup",
+           "simulate_samples", "generate_maxwell_td", "sample_snapshots", "material_pool",
+           "sample_signals", "MATERIAL_NAMES", "parse_range", "parse_points"]

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# FitzHugh–Nagumo one-step prediction (Rusch's thesis §5.3, eq. 5.117, Table 5.4) in one
+# command: LEM with 16 units and coRNN with 24 units, trained side by side (one thread each).
+#
+# The paper (Table 5.4, "test L² error", ×10⁻²): LEM (16 units) 0.2, coRNN (24 units) 0.4,
+# LSTM (16) 1.2. That error is the root-mean-square error of the raw (unnormalised) series:
+# the authors' FitzHughNagumo_task.py (github.com/tk-rusch/LEM) reports
+# sqrt(nn.MSELoss()(out, y)) over sequences × steps, on the test set, at the epoch of the best
+# validation error (their log ends "final test loss: 0.00238"). `surrogate fit` reports the
+# same quantity as metrics.json `rmse.test` (all 1024 test sequences; the authors' loop keeps
+# only its last batch of 128), next to our per-sequence relative L² errors.
+#
+# Data: `surrogate gen-data fitzhugh-nagumo` = the authors' data.py (v(0) ~ U(−1, 1), w(0) = 0,
+# RK45 on [0, 400], 1000 steps, input v(t_n), target v(t_{n+1}), 128 / 128 / 1024 sequences),
+# integrated to rtol = atol = 1e-10 (theirs: solve_ivp's defaults 1e-3 / 1e-6).
+#
+# Settings (paper -> here):
+#   LEM    Table 5.8 and the authors' script: Adam, lr 9.04e-3 constant, batch 32, Δt = 1,
+#          best-validation model (--patience = epochs keeps it). Epochs: theirs 400; here
+#          LEM_EPOCHS = 1000, because with the paper's 400 we measured test RMSE 4.2e-3
+#          (their 2.4e-3): the error still halves every ~100 epochs at 400 and passes 2e-3
+#          at about 600 (data normalised per channel here, raw there; our readout uses
+#          torch's default initialisation, theirs Kaiming-normal).
+#   coRNN  no published settings for this task (the coRNN repository has none; the LEM
+#          paper only says "the same fine-tuning protocol"). Tuned here (short runs of
+#          60–150 epochs): Δt = 1, γ = 1, ε = 1, explicit damping (eq. 2.45), where the
+#          sMNIST defaults (Δt 0.042, γ 2.7, ε 4.7) stall at RMSE ≈ 0.35, worse than
+#          predicting v(t_{n+1}) = v(t_n) (0.079). Same optimiser settings as LEM.
+#
+# Measured (this script, defaults, 2-core shared machine, one thread per fit):
+#   see the README (numbers filled in from the JSON line this script prints).
+#
+# Usage:   examples/fitzhugh_nagumo.sh [OUT_DIR]            (default: fitzhugh_nagumo)
+# Options (environment): LEM_EPOCHS (1000), CORNN_EPOCHS (1500), LR (9.04e-3), SEED (0),
+#          SURROGATE (the command), PYTHON (python3, only for the summary line).
+# Output:  OUT_DIR/data/fhn.h5, OUT_DIR/runs/{lem,cornn}/, OUT_DIR/logs/{lem,cornn}.time
+#          (CPU seconds of each fit), and one JSON line: per model the test error in the
+#          paper's metric (RMSE) with the paper's value and whether ours is at or below it,
+#          our test relative L² errors (per-sequence mean / median, pooled), parameters,
+#          epochs run, best epoch, training seconds and CPU seconds; total seconds.
+set -euo pipefail
+
+OUT=${1:-fitzhugh_nagumo}
+LEM_EPOCHS=${LEM_EPOCHS:-1000}
+CORNN_EPOCHS=${CORNN_EPOCHS:-1500}
+LR=${LR:-9.04e-3}
+SEED=${SEED:-0}
+SURROGATE=${SURROGATE:-surrogate}
+PYTHON=${PYTHON:-python3}
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+
+mkdir -p "$OUT/data" "$OUT/runs" "$OUT/logs"
+"$SURROGATE" gen-data fitzhugh-nagumo --seed "$SEED" -o "$OUT/data/fhn.h5" --quiet
+
+common=(--batch-size 32 --lr "$LR" --schedule none --seed "$SEED" --overwrite --quiet)
+TIMEFORMAT='%U %S %R'  # user, system CPU seconds, wall seconds of each timed fit
+{ time "$SURROGATE" fit "$OUT/data/fhn.h5" --arch lem --hidden 16 --dt 1 \
+      --epochs "$LEM_EPOCHS" --patience "$LEM_EPOCHS" "${common[@]}" -o "$OUT/runs/lem"; } \
+    2> "$OUT/logs/lem.time" &
+lem_pid=$!
+{ time "$SURROGATE" fit "$OUT/data/fhn.h5" --arch cornn --hidden 24 --dt 1 --gamma 1 \
+      --epsilon 1 --damping explicit --epochs "$CORNN_EPOCHS" --patience "$CORNN_EPOCHS" \
+      "${common[@]}" -o "$OUT/runs/cornn"; } 2> "$OUT/logs/cornn.time" &
+cornn_pid=$!
+wait "$lem_pid"
+wait "$cornn_pid"
+
+"$PYTHON" - "$OUT" "$SEED" "$SECONDS" <<'EOF'
+import json, sys
+from pathlib import Path
+
+out, seed, seconds = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+paper = {"lem": (16, 0.2e-2), "cornn": (24, 0.4e-2)}  # Table 5.4: units, test L² error
+models = {}
+for name, (units, target) in paper.items():
+    m = json.loads((out / "runs" / name / "metrics.json").read_text())
+    user, system, wall = (float(v) for v in (out / "logs" / f"{name}.time").read_text().split()[-3:])
+    test = m["sequence_relative_l2_error"]["test"]
+    models[name] = {
+        "units": units, "parameters": m["parameter_count"],
+        "test_rmse": float(f"{m['rmse']['test']:.4g}"), "paper_test_rmse": target,
+        "meets_paper": m["rmse"]["test"] <= target,
+        "val_rmse": float(f"{m['rmse']['val']:.4g}"),
+        "test_rel_l2": {k: float(f"{test[k]:.4g}") for k in ("mean", "median", "pooled")},
+        "epochs": m["epochs_run"], "best_epoch": m["best_epoch"],
+        "train_seconds": round(m["wall_time_s"], 1), "cpu_seconds": round(user + system, 1),
+        "threads": m["num_threads"]}
+print(json.dumps({"example": "fitzhugh-nagumo", "seed": seed, "metric": "test RMSE of v "
+                  "(the paper's 'test L2 error')", "models": models,
+                  "holds": all(v["meets_paper"] for v in models.values()),
+                  "seconds": seconds}))
+EOF
