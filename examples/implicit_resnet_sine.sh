@@ -22,8 +22,8 @@
 #   1     0.05  trained 0.0579    trained 0.0501           stalled 0.475
 #   2     0.3   trained 0.0417    diverged at epoch 51     stalled 0.461
 #   2     0.05  trained 0.0344    trained 0.0297           stalled 0.487
-# ("claim": holds for all three.) Time: 66, 60, 68 s of CPU in all per call; 270, 200, 236 s
-# wall on a 2-core machine shared with other jobs (load 5-7), so about 40 s on 2 free cores.
+# ("claim": holds for all three.) Time: 63 s wall, 59 s CPU (seed 0, 2 cores that other jobs
+# shared at load 4); seeds 1, 2: 60, 68 s CPU (200, 236 s wall at load 5-7).
 # The rate is what matters for resnet-10 (it diverges at 0.3 and trains at 0.05; also
 # diverged at 0.2 for all three seeds, trained at 0.1). resnet-100 stalls at BOTH rates, so
 # its stall is not the rate's: the toolkit's input layer y¹ = h σ(W⁰u + b⁰) starts it from a
