@@ -8,16 +8,17 @@ For steps ``n = 1 … T`` with input ``u_n ∈ R^d`` and states ``y_n, z_n ∈ R
 
 σ = tanh, σ̂ the sigmoid, ``Δt`` a scalar or one positive value per unit.
 
-The rollout is one :class:`torch.autograd.Function`: the input projections ``V u + b`` of
-all steps come from one matmul outside the loop (:class:`InputProjection`, whose weight
-gradient is the fast ``(uᵀ g)ᵀ`` product); the forward time loop (TorchScript, eager
-fallback) writes states, gate sigmoids and activations into preallocated buffers and keeps
-no autograd graph; the backward pass forms the coefficients of every linearised step in
-bulk from those buffers, runs one hand-written BPTT loop (two small matmuls per step) and
-gets the weight gradients from one large matmul each. Both loops address per-step slices
-through lists of views made once (``unbind``) and a reused scratch buffer, so a step costs
-only its arithmetic (about ten kernel calls, no view or allocation calls on the hot path).
-Second derivatives are not supported.
+The rollout is one :class:`torch.autograd.Function`. Its forward time loop (TorchScript,
+eager fallback) keeps no autograd graph: per step one small matmul projects the input,
+``[V u_n + b]`` (N, 4m), one gives the three gate pre-activations from y_{n-1}, one the
+output pre-activation from z_n; states, gate sigmoids and activations go into preallocated
+buffers (what the backward needs). The backward is one hand-written BPTT loop that forms
+each step's coefficients from those buffers in (N, 2m) scratch space (no (T, N, ·)
+temporaries) with two small matmuls per step; the weight gradients then come from one
+large matmul each (for ``[V | b]``: ``([u, 1]ᵀ g)ᵀ``, BLAS' fast shape for small d). Both
+loops reach per-step slices through lists of views made once (``unbind``) and scratch
+buffers with fixed views, so a step costs its arithmetic only (about ten kernel calls, no
+view or allocation calls). Second derivatives are not supported.
 The hidden-state bound of Prop. 5.2.1 needs ``Δt ≤ 1`` (a learned ``Δt`` is not capped).
 """
 
@@ -50,95 +51,123 @@ def softplus_inverse(value: float) -> float:
     return value + math.log(-math.expm1(-value))
 
 
-def lem_forward_loop(proj: Tensor, gate_weight_t: Tensor, z_weight_t: Tensor, dt2: Tensor,
-                     y0: Tensor, z0: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+def lem_forward_loop(u: Tensor, input_weight_t: Tensor, input_bias: Tensor,
+                     gate_weight_t: Tensor, z_weight_t: Tensor, dt2: Tensor, y0: Tensor,
+                     z0: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """Eq. 5.3 for all steps, writing into preallocated outputs.
 
-    proj (T, N, 4m) = [V₁u+b₁, V₂u+b₂, V_z u+b_z, V_y u+b_y] of every step, gate_weight_t
-    (m, 3m) = [W₁; W₂; W_z]ᵀ, z_weight_t (m, m) = W_yᵀ, dt2 (2m,) = [Δt, Δt], y0, z0 (N, m).
+    u (T, N, d) time first (any strides), input_weight_t (d, 4m) = [V₁; V₂; V_z; V_y]ᵀ,
+    input_bias (4m,), gate_weight_t (m, 3m) = [W₁; W₂; W_z]ᵀ, z_weight_t (m, m) = W_yᵀ,
+    dt2 (2m,) = [Δt, Δt], y0, z0 (N, m). The input projection [V₁u+b₁, V₂u+b₂, V_z u+b_z,
+    V_y u+b_y] of step n is formed in an (N, 4m) scratch buffer (no (T, N, 4m) tensor).
     Returns states (T+1, N, 2m) = [z_n, y_n] for n = 0 … T, the gate sigmoids
     (T, N, 2m) = [σ̂(A_{n-1}), σ̂(B_{n-1})] and the activations (T, N, 2m) =
     [σ(C_{n-1}), σ(D_n)] (what the backward pass needs)."""
-    steps = proj.shape[0]
+    steps = u.shape[0]
     n_batch = y0.shape[0]
     m = y0.shape[1]
-    states = torch.empty((steps + 1, n_batch, 2 * m), dtype=y0.dtype, device=y0.device)
-    sig = torch.empty((steps, n_batch, 2 * m), dtype=y0.dtype, device=y0.device)
+    dtype = y0.dtype
+    device = y0.device
+    states = torch.empty((steps + 1, n_batch, 2 * m), dtype=dtype, device=device)
+    sig = torch.empty((steps, n_batch, 2 * m), dtype=dtype, device=device)
     act = torch.empty_like(sig)
     states[0, :, :m] = z0
     states[0, :, m:] = y0
     # per-step views made once (one C++ call each) instead of ~30 indexing calls per step
-    p_gate = proj[:, :, :3 * m].unbind(0)
-    p_y = proj[:, :, 3 * m:].unbind(0)
+    u_at = u.unbind(0)
     z_at = states[:, :, :m].unbind(0)
     y_at = states[:, :, m:].unbind(0)
     sig_at = sig.unbind(0)
     act_z = act[:, :, :m].unbind(0)
     act_y = act[:, :, m:].unbind(0)
-    gates = torch.empty((n_batch, 2 * m), dtype=y0.dtype, device=y0.device)  # scratch
+    # scratch buffers with fixed views
+    proj = torch.empty((n_batch, 4 * m), dtype=dtype, device=device)
+    proj_gate = proj[:, :3 * m]
+    proj_y = proj[:, 3 * m:]
+    h = torch.empty((n_batch, 3 * m), dtype=dtype, device=device)
+    h_gate = h[:, :2 * m]
+    h_z = h[:, 2 * m:]
+    gates = torch.empty((n_batch, 2 * m), dtype=dtype, device=device)
     gate_z = gates[:, :m]
     gate_y = gates[:, m:]
     for n in range(steps):
-        h = torch.addmm(p_gate[n], y_at[n], gate_weight_t)
-        parts = h.split([2 * m, m], 1)
-        torch.mul(torch.sigmoid(parts[0], out=sig_at[n]), dt2, out=gates)
-        tz = torch.tanh(parts[1], out=act_z[n])
+        torch.addmm(input_bias, u_at[n], input_weight_t, out=proj)
+        torch.addmm(proj_gate, y_at[n], gate_weight_t, out=h)
+        torch.mul(torch.sigmoid(h_gate, out=sig_at[n]), dt2, out=gates)
+        tz = torch.tanh(h_z, out=act_z[n])
         z_new = torch.lerp(z_at[n], tz, gate_z, out=z_at[n + 1])
-        ty = torch.tanh(torch.addmm(p_y[n], z_new, z_weight_t), out=act_y[n])
+        ty = torch.tanh(torch.addmm(proj_y, z_new, z_weight_t), out=act_y[n])
         torch.lerp(y_at[n], ty, gate_y, out=y_at[n + 1])
     return states, sig, act
 
 
-def lem_backward_loop(grad_ys: Tensor, grad_zs: Tensor, has_grad_zs: bool, coef_keep: Tensor,
-                      coef_gate: Tensor, coef_act: Tensor, gate_weight: Tensor,
-                      z_weight: Tensor, keep_totals: bool) -> tuple[Tensor, Tensor, Tensor]:
-    """BPTT of eq. 5.3 given the coefficients (T, N, 2m) of the linearised steps.
+def lem_backward_loop(grad_ys: Tensor, grad_zs: Tensor, has_grad_zs: bool, states: Tensor,
+                      sig: Tensor, act: Tensor, dt2: Tensor, gate_weight: Tensor,
+                      z_weight: Tensor, keep_dt: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """BPTT of eq. 5.3 from the forward loop's buffers (see :func:`lem_forward_loop`).
 
-    coef_keep = [1 − Δt_n, 1 − Δt̄_n], coef_gate = [(σ(C) − z_{n-1}) Δt σ̂'(A),
-    (σ(D) − y_{n-1}) Δt σ̂'(B)], coef_act = [Δt_n σ'(C), Δt̄_n σ'(D)]. Returns grad_proj
-    (T, N, 4m), the adjoint of the initial state (N, 2m) = [z₀, y₀], and the total state
-    adjoints (T, N, 2m) = [∂/∂z_n, ∂/∂y_n] (empty unless ``keep_totals``) for the Δt
-    gradient."""
+    grad_ys, grad_zs (T, N, m) any strides (grad_zs unused unless ``has_grad_zs``). Every
+    step first forms the coefficients of its linearised update in (N, 2m) scratch buffers:
+    gates [Δt_n, Δt̄_n] = dt2 ⊙ σ̂, ``coef_act`` = gates ⊙ (1 − σ²) = [Δt_n σ'(C),
+    Δt̄_n σ'(D)], ``coef_gate`` = (σ − [z_{n-1}, y_{n-1}]) ⊙ gates ⊙ (1 − σ̂) =
+    [(σ(C) − z_{n-1}) Δt σ̂'(A), (σ(D) − y_{n-1}) Δt σ̂'(B)] (computed in cache, no
+    (T, N, 2m) temporaries). Returns grad_proj (T, N, 4m), the adjoint of the initial state
+    (N, 2m) = [z₀, y₀], and with ``keep_dt`` the gradient (2m,) with respect to dt2 (else
+    empty)."""
     steps = grad_ys.shape[0]
     n_batch = grad_ys.shape[1]
     m = grad_ys.shape[2]
-    grad_proj = torch.empty((steps, n_batch, 4 * m), dtype=grad_ys.dtype, device=grad_ys.device)
-    if keep_totals:
-        totals = torch.empty((steps, n_batch, 2 * m), dtype=grad_ys.dtype, device=grad_ys.device)
-    else:
-        totals = grad_ys.new_empty((0, n_batch, 2 * m))
+    dtype = grad_ys.dtype
+    device = grad_ys.device
+    grad_proj = torch.empty((steps, n_batch, 4 * m), dtype=dtype, device=device)
     # per-step views made once (see lem_forward_loop)
+    g_ab = grad_proj[:, :, :2 * m].unbind(0)
     g_abc = grad_proj[:, :, :3 * m].unbind(0)
-    g_a = grad_proj[:, :, :m].unbind(0)
-    g_b = grad_proj[:, :, m:2 * m].unbind(0)
     g_c = grad_proj[:, :, 2 * m:3 * m].unbind(0)
     g_d = grad_proj[:, :, 3 * m:].unbind(0)
-    keep_z = coef_keep[:, :, :m].unbind(0)
-    keep_y = coef_keep[:, :, m:].unbind(0)
-    gate_z = coef_gate[:, :, :m].unbind(0)
-    gate_y = coef_gate[:, :, m:].unbind(0)
-    act_z = coef_act[:, :, :m].unbind(0)
-    act_y = coef_act[:, :, m:].unbind(0)
+    sig_at = sig.unbind(0)
+    act_at = act.unbind(0)
+    prev_at = states.unbind(0)
     g_ys = grad_ys.unbind(0)
     g_zs = grad_zs.unbind(0)
-    gy_carry = torch.zeros_like(grad_ys[0])
-    gz_carry = torch.zeros_like(grad_ys[0])
+    # (N, 2m) scratch buffers with fixed views
+    gates = torch.empty((n_batch, 2 * m), dtype=dtype, device=device)
+    coef_act = torch.empty_like(gates)
+    coef_act_z = coef_act[:, :m]
+    coef_act_y = coef_act[:, m:]
+    coef_gate = torch.empty_like(gates)
+    tmp = torch.empty_like(gates)
+    adj = torch.empty_like(gates)  # [∂/∂z_n, ∂/∂y_n] in total
+    adj_z = adj[:, :m]
+    adj_y = adj[:, m:]
+    carry = torch.zeros_like(gates)  # what step n+1 passes back to [z_n, y_n]
+    carry_z = carry[:, :m]
+    carry_y = carry[:, m:]
+    if keep_dt:
+        dt_acc = torch.zeros_like(gates)
+    else:
+        dt_acc = gates.new_empty((0, 2 * m))
     for n in range(steps - 1, -1, -1):
-        gy = gy_carry + g_ys[n]
+        s = sig_at[n]
+        a = act_at[n]
+        torch.mul(s, dt2, out=gates)
+        torch.mul(a, a, out=tmp)
+        torch.addcmul(gates, gates, tmp, value=-1.0, out=coef_act)
+        torch.sub(a, prev_at[n], out=tmp)
+        torch.addcmul(gates, gates, s, value=-1.0, out=coef_gate).mul_(tmp)
+        torch.add(carry_y, g_ys[n], out=adj_y)
+        g_dn = torch.mul(adj_y, coef_act_y, out=g_d[n])
         if has_grad_zs:
-            gz = torch.addmm(gz_carry + g_zs[n], torch.mul(gy, act_y[n], out=g_d[n]),
-                             z_weight)
+            torch.add(carry_z, g_zs[n], out=adj_z).addmm_(g_dn, z_weight)
         else:
-            gz = torch.addmm(gz_carry, torch.mul(gy, act_y[n], out=g_d[n]), z_weight)
-        torch.mul(gz, gate_z[n], out=g_a[n])
-        torch.mul(gy, gate_y[n], out=g_b[n])
-        torch.mul(gz, act_z[n], out=g_c[n])
-        gy_carry = torch.addmm(gy * keep_y[n], g_abc[n], gate_weight)
-        gz_carry = gz * keep_z[n]
-        if keep_totals:
-            totals[n, :, :m] = gz
-            totals[n, :, m:] = gy
-    return grad_proj, torch.cat([gz_carry, gy_carry], dim=1), totals
+            torch.addmm(carry_z, g_dn, z_weight, out=adj_z)
+        torch.mul(adj, coef_gate, out=g_ab[n])
+        torch.mul(adj_z, coef_act_z, out=g_c[n])
+        if keep_dt:
+            dt_acc.addcmul_(adj, tmp.mul_(s))
+        torch.addcmul(adj, adj, gates, value=-1.0, out=carry)
+        carry_y.addmm_(g_abc[n], gate_weight)
+    return grad_proj, carry, dt_acc.sum(0)
 
 
 _FORWARD_LOOP, _FORWARD_FUSED = fuse_loop(lem_forward_loop)
@@ -154,41 +183,44 @@ class LEMRollout(torch.autograd.Function):
     """Eq. 5.3 over a whole sequence with a hand-written backward pass (BPTT)."""
 
     @staticmethod
-    def forward(ctx, proj: Tensor, gate_weight: Tensor, z_weight: Tensor, dt: Tensor,
-                y0: Tensor, z0: Tensor) -> tuple[Tensor, Tensor]:
-        """proj (T, N, 4m), gate_weight (3m, m), z_weight (m, m), dt (m,), y0, z0 (N, m)
-        -> ys, zs (T, N, m)."""
+    def forward(ctx, u: Tensor, input_weight: Tensor, input_bias: Tensor, gate_weight: Tensor,
+                z_weight: Tensor, dt: Tensor, y0: Tensor, z0: Tensor) -> tuple[Tensor, Tensor]:
+        """u (T, N, d) time first, input_weight (4m, d), input_bias (4m,), gate_weight
+        (3m, m), z_weight (m, m), dt (m,), y0, z0 (N, m) -> ys, zs (T, N, m)."""
+        ctx.set_materialize_grads(False)  # an unused output (zs, usually) sends None
         dt2 = torch.cat([dt, dt])
-        states, sig, act = _FORWARD_LOOP(proj, gate_weight.t(), z_weight.t(), dt2, y0, z0)
-        ctx.save_for_backward(gate_weight, z_weight, dt2, states, sig, act)
+        states, sig, act = _FORWARD_LOOP(u, input_weight.t(), input_bias, gate_weight.t(),
+                                         z_weight.t(), dt2, y0, z0)
+        ctx.save_for_backward(u, input_weight, gate_weight, z_weight, dt2, states, sig, act)
         m = y0.shape[1]
         return states[1:, :, m:], states[1:, :, :m]
 
     @staticmethod
     @once_differentiable
-    def backward(ctx, grad_ys: Tensor, grad_zs: Tensor):
-        gate_weight, z_weight, dt2, states, sig, act = ctx.saved_tensors
+    def backward(ctx, grad_ys: Tensor | None, grad_zs: Tensor | None):
+        u, input_weight, gate_weight, z_weight, dt2, states, sig, act = ctx.saved_tensors
         m = gate_weight.shape[1]
-        gates = sig * dt2
-        sig_slope = torch.addcmul(sig, sig, sig, value=-1.0)
-        diff = act - states[:-1]
-        coef_gate = sig_slope.mul_(diff).mul_(dt2)
-        coef_act = torch.addcmul(gates, gates * act, act, value=-1.0)
-        keep = bool(ctx.needs_input_grad[3])
-        grad_proj, grad_initial, totals = _BACKWARD_LOOP(
-            grad_ys.contiguous(), grad_zs.contiguous(), bool(grad_zs.any()),
-            gates.neg_().add_(1.0), coef_gate, coef_act, gate_weight, z_weight, keep)
-        flat = grad_proj.reshape(-1, 4 * m)
+        if grad_ys is None:
+            grad_ys = states.new_zeros(states.shape[0] - 1, states.shape[1], m)
+        has_grad_zs = grad_zs is not None
+        keep = bool(ctx.needs_input_grad[5])
+        grad_proj, grad_initial, grad_dt2 = _BACKWARD_LOOP(
+            grad_ys, grad_zs if has_grad_zs else grad_ys, has_grad_zs, states, sig, act, dt2,
+            gate_weight, z_weight, keep)
+        flat = grad_proj.view(-1, 4 * m)
         y_prev = states[:-1, :, m:].reshape(-1, m)
         z_new = states[1:, :, :m].reshape(-1, m)
         grad_gate_weight = flat[:, :3 * m].t().mm(y_prev)
         grad_z_weight = flat[:, 3 * m:].t().mm(z_new)
-        grad_dt = None
-        if keep:
-            per_gate = (totals * diff * sig).sum((0, 1))
-            grad_dt = per_gate[:m] + per_gate[m:]
-        return (grad_proj, grad_gate_weight, grad_z_weight, grad_dt, grad_initial[:, m:],
-                grad_initial[:, :m])
+        # [V | b] gradient as (u₁ᵀ g)ᵀ with u₁ = [u, 1]: d + 1 rows, BLAS' fast case
+        d = u.shape[2]
+        u_ones = torch.cat([u.reshape(-1, d), u.new_ones(flat.shape[0], 1)], dim=1)
+        grad_input = u_ones.t().mm(flat)
+        grad_u = grad_proj.view(-1, 4 * m).mm(input_weight).view(u.shape) \
+            if ctx.needs_input_grad[0] else None
+        grad_dt = grad_dt2[:m] + grad_dt2[m:] if keep else None
+        return (grad_u, grad_input[:d].t(), grad_input[d], grad_gate_weight, grad_z_weight,
+                grad_dt, grad_initial[:, m:], grad_initial[:, :m])
 
 
 class InputProjection(torch.autograd.Function):
@@ -284,8 +316,8 @@ class LEMCell(nn.Module):
         """Fused rollout: u (N, T, d), state (y₀, z₀) each (N, m) or zeros ->
         ys (N, T, m) and the final (y_T, z_T)."""
         y0, z0 = initial_state(u, self.hidden, self.input_weight, state)
-        proj = project_inputs(u, self.input_weight, self.input_bias)
-        ys, zs = LEMRollout.apply(proj, self.gate_weight, self.z_weight, self.dt, y0, z0)
+        ys, zs = LEMRollout.apply(u.transpose(0, 1), self.input_weight, self.input_bias,
+                                  self.gate_weight, self.z_weight, self.dt, y0, z0)
         return ys.transpose(0, 1), (ys[-1], zs[-1])
 
     def forward_loop(self, u: Tensor, state: tuple[Tensor, Tensor] | None = None
@@ -335,5 +367,6 @@ def check_sequence_input(u: Tensor, in_features: int) -> None:
         raise InputError(f"sequence input must be a floating-point tensor, got {u.dtype}")
 
 
-__all__ = ["LEMCell", "LEMRollout", "InputProjection", "project_inputs", "lem_forward_loop", "lem_backward_loop", "lem_loops_fused",
-           "fuse_loop", "softplus_inverse", "initial_state", "check_sequence_input"]
+__all__ = ["LEMCell", "LEMRollout", "InputProjection", "project_inputs", "lem_forward_loop",
+           "lem_backward_loop", "lem_loops_fused", "fuse_loop", "softplus_inverse",
+           "initial_state", "check_sequence_input"]

@@ -161,5 +161,5 @@ def sequence_metrics(model: nn.Module, dataset: Any, normalisation: Normalisatio
 
 __all__ = ["LAYER_OPTIONS", "target_steps", "default_readout", "check_readout",
            "check_sequence_training", "readout_targets", "relative_errors_per_sequence",
-           "root_mean_square_error", "sequence_error_summary", "sequence_split_errors", "dt_statistics",
-           "sequence_columns", "sequence_metrics"]
+           "root_mean_square_error", "sequence_error_summary", "sequence_split_errors",
+           "dt_statistics", "sequence_columns", "sequence_metrics"]

@@ -25,8 +25,8 @@ def sequence(n=4, steps=30, d=3, seed=1, scale=1.0):
 
 def all_states(cell, u, y0, z0):
     """ys, zs (N, T, m) of the fused rollout from (y0, z0)."""
-    proj = torch.nn.functional.linear(u.transpose(0, 1), cell.input_weight, cell.input_bias)
-    ys, zs = lem.LEMRollout.apply(proj, cell.gate_weight, cell.z_weight, cell.dt, y0, z0)
+    ys, zs = lem.LEMRollout.apply(u.transpose(0, 1), cell.input_weight, cell.input_bias,
+                                  cell.gate_weight, cell.z_weight, cell.dt, y0, z0)
     return ys.transpose(0, 1), zs.transpose(0, 1)
 
 
