@@ -30,9 +30,9 @@
 # Measured (this script, defaults, seed 0; shared 2-core machine, the two fits side by side
 # with one thread each; CPU = user + system seconds of the whole `fit` command):
 #   model   params  test RMSE (paper)     rel. L² mean / median  best epoch  train s  CPU s
-#   LEM     1169    1.26e-3 (≤ 2e-3) ✓    8.0e-4 / 7.7e-4        999 / 1000    597     383
-#   coRNN   1225    2.00e-3 (≤ 4e-3) ✓    1.29e-3 / 1.25e-3      972 / 1000    433     222
-#   total 611 s (10 min) including data generation and the metrics on all 1280 sequences.
+#   LEM     1169    1.25e-3 (≤ 2e-3) ✓    8.0e-4 / 7.5e-4        968 / 1000    521     420
+#   coRNN   1225    2.00e-3 (≤ 4e-3) ✓    1.29e-3 / 1.25e-3      972 / 1000    354     262
+#   total 538 s (9 min) including data generation and the metrics on all 1280 sequences.
 # Also measured: LEM with the paper's 400 epochs, test RMSE 4.2e-3 (constant lr) and 8.2e-3
 # (cosine to 0 over 400 epochs); coRNN (this setting) passes 4e-3 at about epoch 700.
 #
