@@ -24,9 +24,9 @@ import time
 import torch
 from torch.nn import functional as F
 
-from surrogate import cornn, lem
-from surrogate.cornn import CoRNNCell, cornn_loops_fused
-from surrogate.lem import LEMCell, lem_loops_fused
+from surrogate.models import cornn, lem
+from surrogate.models.cornn import CoRNNCell, cornn_loops_fused
+from surrogate.models.lem import LEMCell, lem_loops_fused
 
 TARGET_RATIO = 1.5
 IN_FEATURES = 2

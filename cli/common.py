@@ -22,8 +22,8 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from surrogate.atomic_files import write_text_atomic
-from surrogate.errors import SurrogateError
+from surrogate.core.atomic_files import write_text_atomic
+from surrogate.core.errors import SurrogateError
 
 console = Console()
 err_console = Console(stderr=True)
@@ -89,7 +89,7 @@ def _on_interrupt_signal(signum: int, frame: Any) -> None:
 
 def install_interrupt_handlers() -> None:
     """SIGINT and SIGTERM raise KeyboardInterrupt (cleanup runs); see the module docstring."""
-    from surrogate.interrupts import on_interrupt_signals
+    from surrogate.core.interrupts import on_interrupt_signals
 
     state.interrupt_signal, state.interrupt_reported = None, False
     on_interrupt_signals(_on_interrupt_signal)
@@ -184,7 +184,7 @@ def _json_default(value: Any) -> Any:
 
 def parse_levels(text: str) -> list[int]:
     """Parse ``"1-5"``, ``"3"`` or ``"1,2,4"`` into a sorted list of levels ≥ 1."""
-    from surrogate.errors import InputError
+    from surrogate.core.errors import InputError
 
     try:
         if "-" in text:

@@ -234,7 +234,7 @@ def info(
 def describe(path: Path) -> dict[str, Any]:
     """The summary dict of ``path``: a run directory (``kind`` "run") or a dataset file."""
     if Path(path).is_dir():
-        from surrogate.runs import run_summary
+        from surrogate.runs.store import run_summary
 
         return run_summary(path)
     from surrogate.datasets import dataset_summary

@@ -114,7 +114,7 @@ def staged_outputs(targets: list[Path]) -> Iterator[dict[Path, Path]]:
     Folders nested in another target are staged inside that target's temporary folder.
     Temporary folders are siblings of the final ones (same file system, so moves are renames).
     """
-    from surrogate.interrupts import held_signals
+    from surrogate.core.interrupts import held_signals
 
     finals = [t.resolve() for t in targets]
     roots = [t for t in dict.fromkeys(finals)
@@ -159,8 +159,8 @@ def _validated_inputs(run_dirs: list[Path], domains: list[str] | None, levels: s
                       intorder: int, device: DeviceChoice, outputs: list[Path | None]
                       ) -> tuple[Any, Any, Any]:
     """Load and check everything; returns (runs, problem, options). Writes nothing."""
-    from surrogate.errors import DataFormatError, InputError
-    from surrogate.evaluation import (
+    from surrogate.core.errors import DataFormatError, InputError
+    from surrogate.evaluation.static import (
         EvaluationOptions,
         check_runs_match_problem,
         parse_slice,
@@ -178,7 +178,7 @@ def _validated_inputs(run_dirs: list[Path], domains: list[str] | None, levels: s
             raise DataFormatError(f"run directory {str(path)!r} does not exist"
                                   if not path.exists() else
                                   f"{str(path)!r} is not a run directory")
-    from surrogate.output_paths import check_output_folder
+    from surrogate.core.output_paths import check_output_folder
 
     for out in outputs:
         if out is not None and out.exists() and not out.is_dir():
@@ -193,7 +193,7 @@ def _validated_inputs(run_dirs: list[Path], domains: list[str] | None, levels: s
     resolve_inference_device(options.device)
     for name in options.domains:
         get_domain(name)
-    from surrogate.runs import load_run
+    from surrogate.runs.store import load_run
 
     runs = [load_run(path) for path in run_dirs]
     problem_name = resolve_problem_name(runs, problem)
@@ -302,7 +302,7 @@ def _evaluate_and_write(run_dirs: list[Path], *, domains: list[str] | None, leve
         runs, problem_obj, options = _validated_inputs(
             run_dirs, domains, levels, fem, solver, slice_, problem, intorder, device,
             [out, vtk, plots])
-        from surrogate.evaluation import evaluate_runs, slice_fields
+        from surrogate.evaluation.static import evaluate_runs, slice_fields
 
         finals = [p.resolve() for p in (out, vtk, plots) if p is not None]
         with staged_outputs(finals) as staged, progress_display(quiet) as on_progress, \
@@ -316,7 +316,7 @@ def _evaluate_and_write(run_dirs: list[Path], *, domains: list[str] | None, leve
                 result["vtk"] = None
             figures = None
             if plots is not None:
-                from surrogate.plots import make_figures
+                from surrogate.evaluation.plots import make_figures
 
                 on_progress(0, 1, "figures")
                 first = next(iter(evaluation.reference_solutions.values()), None)
@@ -331,7 +331,7 @@ def _evaluate_and_write(run_dirs: list[Path], *, domains: list[str] | None, leve
                                  "plots": str(plots) if plots else None,
                                  "report": str(out / "index.html") if report else None}
             if report:
-                from surrogate.report import write_report
+                from surrogate.evaluation.report import write_report
 
                 prefix = os.path.relpath(plots.resolve(), out.resolve()) + "/"
                 write_report(staged[out.resolve()] / "index.html", result, figures,

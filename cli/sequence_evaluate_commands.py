@@ -64,8 +64,8 @@ def run_data_kind(run_dirs: list[Path]) -> str:
 
     Unreadable run directories count as pointwise: that path reports them.
     """
-    from surrogate.errors import InputError, SurrogateError
-    from surrogate.runs import read_config
+    from surrogate.core.errors import InputError, SurrogateError
+    from surrogate.runs.store import read_config
 
     kinds = []
     for path in run_dirs:
@@ -91,7 +91,7 @@ def given_options(ctx: typer.Context, names: tuple[str, ...]) -> list[str]:
 
 def check_kind_options(ctx: typer.Context, kind: str) -> None:
     """InputError for options that belong to the other kind of run."""
-    from surrogate.errors import InputError
+    from surrogate.core.errors import InputError
 
     wrong = given_options(ctx, POINTWISE_ONLY if kind == "sequence" else SEQUENCE_ONLY)
     if wrong:
@@ -158,7 +158,7 @@ def sequence_options(*, set_: list[SetChoice] | None = None,
                      material_range: list[str] | None = None, sample: int | None = None,
                      vtk_every: int | None = None, device: str = "cpu") -> Any:
     """The typed options (None -> the defaults)."""
-    from surrogate.sequence_evaluation import SequenceEvaluationOptions
+    from surrogate.evaluation.sequence import SequenceEvaluationOptions
 
     return SequenceEvaluationOptions(
         sets=tuple(s.value for s in set_) if set_ else None,
@@ -171,11 +171,11 @@ def sequence_options(*, set_: list[SetChoice] | None = None,
 def _validated(run_dir: Path, options: Any, data: Path | None, vtk: Path | None,
                outputs: list[Path | None]) -> tuple[Any, Any]:
     """(run, plan) with every user error raised before any work or output."""
-    from surrogate.errors import InputError
-    from surrogate.evaluation import resolve_inference_device
-    from surrogate.output_paths import check_output_folder
-    from surrogate.runs import load_run
-    from surrogate.sequence_evaluation import prepare
+    from surrogate.core.errors import InputError
+    from surrogate.core.output_paths import check_output_folder
+    from surrogate.evaluation.sequence import prepare
+    from surrogate.evaluation.static import resolve_inference_device
+    from surrogate.runs.store import load_run
 
     for out in outputs:
         if out is not None and out.exists() and not out.is_dir():
@@ -199,7 +199,7 @@ def evaluate_sequence(run_dir: Path, settings: dict[str, Any], *, data: Path | N
         if report and plots is None:
             plots = out / "plots"
         run, plan = _validated(run_dir, options, data, vtk, [out, vtk, plots])
-        from surrogate.sequence_evaluation import evaluate_sequence_run
+        from surrogate.evaluation.sequence import evaluate_sequence_run
 
         finals = [p.resolve() for p in (out, vtk, plots) if p is not None]
         with staged_outputs(finals) as staged, progress_display(quiet) as on_progress:
@@ -209,7 +209,7 @@ def evaluate_sequence(run_dir: Path, settings: dict[str, Any], *, data: Path | N
             result = evaluation.to_dict()
             figures = None
             if plots is not None:
-                from surrogate.sequence_plots import make_sequence_figures
+                from surrogate.evaluation.sequence_plots import make_sequence_figures
 
                 on_progress(0, 1, "figures")
                 figures = make_sequence_figures(evaluation, staged[plots.resolve()])
@@ -218,7 +218,7 @@ def evaluate_sequence(run_dir: Path, settings: dict[str, Any], *, data: Path | N
                                  "plots": str(plots) if plots else None,
                                  "report": str(out / "index.html") if report else None}
             if report:
-                from surrogate.sequence_report import write_sequence_report
+                from surrogate.evaluation.sequence_report import write_sequence_report
 
                 prefix = os.path.relpath(plots.resolve(), out.resolve()) + "/"
                 write_sequence_report(staged[out.resolve()] / "index.html", result, figures,

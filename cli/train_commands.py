@@ -21,7 +21,7 @@ from surrogate.cli.common import (
 
 
 # Choices are spelled out here so that ``surrogate --help`` does not import torch;
-# tests/cli/test_fit_cli.py checks them against surrogate.registry.
+# tests/cli/test_fit_cli.py checks them against surrogate.models.registry.
 class Arch(str, Enum):
     resnet = "resnet"
     frac_dnn = "frac-dnn"
@@ -87,7 +87,7 @@ def _value(option: Any) -> Any:
 def resolve_fit_options(config_file: Path | None, model_flags: dict[str, Any],
                         train_flags: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Config file values overridden by the flags that were given -> (model, train) dicts."""
-    from surrogate.train_config import parse_tau, read_toml, split_run_config
+    from surrogate.training.config import parse_tau, read_toml, split_run_config
 
     model, train = split_run_config(read_toml(config_file)) if config_file else ({}, {})
     flags = {k: _value(v) for k, v in model_flags.items() if v is not None}
@@ -304,24 +304,24 @@ def fit(
                        "grad_clip": grad_clip, "nproc": nproc, "bf16": bf16}
         model, train = resolve_fit_options(config, model_flags, train_flags)
         if not data.is_file():
-            from surrogate.errors import DataFormatError
+            from surrogate.core.errors import DataFormatError
 
             raise DataFormatError(f"dataset {data} does not exist" if not data.exists()
                                   else f"dataset {data} is not a file")
         if resume and model:
-            from surrogate.errors import InputError
+            from surrogate.core.errors import InputError
 
             raise InputError(f"--resume continues the stored model; drop the model options "
                              f"({', '.join(sorted(model))})")
         out = out if out is not None else Path("runs") / str(model.get("arch", "resnet"))
-        from surrogate.distributed import launched_world_size, process_group
+        from surrogate.training.distributed import launched_world_size, process_group
 
         world = launched_world_size()
         if world == 1 and train.get("nproc", 1) > 1:
             _launch(train["nproc"])
         reporting = os.environ.get("RANK", "0") == "0"  # of several processes, rank 0 reports
-        from surrogate.training import TrainingInterrupted
-        from surrogate.training import fit as fit_run
+        from surrogate.training.loop import TrainingInterrupted
+        from surrogate.training.loop import fit as fit_run
 
         try:
             with process_group(), progress_display(quiet or not reporting) as on_progress:
@@ -336,7 +336,7 @@ def fit(
     if not reporting:
         return
     if as_json:
-        from surrogate.runs import json_safe
+        from surrogate.runs.store import json_safe
 
         typer.echo(json.dumps(json_safe({"path": str(run.path), **run.metrics}), indent=2))
     elif not quiet:
@@ -346,8 +346,8 @@ def fit(
 def _launch(nproc: int) -> None:
     """Run this ``surrogate fit`` command line as ``nproc`` processes; exit with their code."""
     from surrogate.cli.common import fail, state
-    from surrogate.errors import InputError
-    from surrogate.launch import launch_processes
+    from surrogate.core.errors import InputError
+    from surrogate.training.launch import launch_processes
 
     argv = sys.argv[1:]
     if "fit" not in argv:
@@ -400,7 +400,7 @@ def prune(
     """
     out = out if out is not None else run_dir.with_name(run_dir.name + "-pruned")
     with user_errors():
-        from surrogate.pruning import prune_run
+        from surrogate.training.pruning import prune_run
 
         report = prune_run(run_dir, tol, out, data=data, overwrite=overwrite)
         write_json_atomic(out / "prune.json", report)

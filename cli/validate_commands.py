@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from surrogate.cli.common import user_errors
-from surrogate.errors import DataFormatError
+from surrogate.core.errors import DataFormatError
 
 
 def validate(
@@ -31,7 +31,7 @@ def validate(
         if not path.exists():
             raise DataFormatError(f"{path} does not exist")
         if path.is_dir():
-            from surrogate.run_validation import validate_run
+            from surrogate.runs.validate import validate_run
 
             kind, problems = "run", validate_run(path)
         elif path.is_file():

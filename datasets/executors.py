@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 
 DASK_EXTRA = "pip install surrogate[distributed]"
 CONNECT_TIMEOUT_S = 10

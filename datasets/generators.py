@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from surrogate.core.errors import InputError
 from surrogate.datasets.maxwell_td import MaxwellTDRecipe, generate_maxwell_td
 from surrogate.datasets.recipes import MaxwellRecipe, ToyRecipe
 from surrogate.datasets.sequence_benchmarks import generate_adding, generate_fitzhugh_nagumo
@@ -19,7 +20,6 @@ from surrogate.datasets.sequence_recipes import AddingRecipe, FitzHughNagumoReci
 from surrogate.datasets.splits import make_splits
 from surrogate.datasets.toy import generate_toy
 from surrogate.datasets.writer import write_dataset
-from surrogate.errors import InputError
 
 ProgressCallback = Callable[[int, int, str], None]
 
@@ -179,10 +179,10 @@ def generate_dataset(
     continues after an interruption; the file is the same bytes either way. Other kinds
     refuse ``executor`` and ``resume``.
     """
-    from surrogate.atomic_files import atomic_path
+    from surrogate.core.atomic_files import atomic_path
+    from surrogate.core.interrupts import held_signals
+    from surrogate.core.output_paths import check_output_file
     from surrogate.datasets.summary import dataset_summary
-    from surrogate.interrupts import held_signals
-    from surrogate.output_paths import check_output_file
 
     kind = next((k for k, (cls, _) in RECIPE_KINDS.items() if isinstance(recipe, cls)), None)
     if kind is None:

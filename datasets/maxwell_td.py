@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from surrogate.core.errors import InputError
 from surrogate.datasets.format import DTYPES
 from surrogate.datasets.signals import SIGNAL_FAMILIES, check_range, draw_signal
 from surrogate.datasets.splits import make_splits, parse_split
-from surrogate.errors import InputError
 
 if TYPE_CHECKING:  # generators imports this module
     from surrogate.datasets.generators import GeneratedData

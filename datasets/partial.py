@@ -33,7 +33,7 @@ import h5py
 import numpy as np
 
 from surrogate import __version__
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 
 PARTIAL_FORMAT = "surrogate-partial"
 PARTIAL_VERSION = 1

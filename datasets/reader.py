@@ -14,6 +14,14 @@ from typing import Any
 import h5py
 import numpy as np
 
+from surrogate.core.errors import DataFormatError, InputError
+from surrogate.core.limits import (
+    MAX_COMPRESSION_RATIO,
+    crash_probe,
+    memory_budget,
+    memory_ceiling,
+    size_text,
+)
 from surrogate.datasets.format import (
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -23,14 +31,6 @@ from surrogate.datasets.format import (
     SPLIT_NAMES,
 )
 from surrogate.datasets.hashing import content_hash
-from surrogate.errors import DataFormatError, InputError
-from surrogate.limits import (
-    MAX_COMPRESSION_RATIO,
-    crash_probe,
-    memory_budget,
-    memory_ceiling,
-    size_text,
-)
 
 MAX_ATTRIBUTE_BYTES = 16 << 20
 """Largest attribute read (recipe JSON, column names, ...)."""
@@ -327,7 +327,7 @@ def _scan(f: h5py.File, *, check_hash: bool, problems: list[str], file_size: int
     """Check the open file against the spec; append problems; return what was read.
 
     Every array's declared size is checked against the file and ``memory`` (bytes for all
-    arrays together; normally :func:`~surrogate.limits.memory_budget`) before it is read,
+    arrays together; normally :func:`~surrogate.core.limits.memory_budget`) before it is read,
     so a crafted file cannot make the reader allocate unbounded memory.
     """
     attrs = _read_attrs(f, "the root group")
@@ -375,7 +375,7 @@ def _scan(f: h5py.File, *, check_hash: bool, problems: list[str], file_size: int
 
 
 def _scan_file(path: Path, file_size: int, budget: int) -> None:
-    """The whole scan but the hash, for :func:`~surrogate.limits.crash_probe` (a child)."""
+    """The whole scan but the hash, for :func:`~surrogate.core.limits.crash_probe` (a child)."""
     with h5py.File(path, "r") as f:
         _scan(f, check_hash=False, problems=[], file_size=file_size, memory=budget)
 
@@ -385,7 +385,7 @@ _PROBED: dict[tuple[int, ...], None] = {}
 
 
 def _probe_once(path: Path, stat: os.stat_result, budget: int) -> str | None:
-    """:func:`~surrogate.limits.crash_probe` of the scan, skipped for a file already probed
+    """:func:`~surrogate.core.limits.crash_probe` of the scan, skipped for a file already probed
     unchanged (``info`` and ``fit`` read a file several times)."""
     identity = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
     if identity in _PROBED:

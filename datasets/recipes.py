@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from surrogate.core.errors import DataFormatError, InputError
 from surrogate.datasets.format import DTYPES
 from surrogate.datasets.splits import parse_split
-from surrogate.errors import DataFormatError, InputError
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -47,9 +47,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from surrogate.core.errors import InputError
 from surrogate.datasets.format import SPLIT_NAMES
 from surrogate.datasets.sequence_recipes import AddingRecipe, FitzHughNagumoRecipe
-from surrogate.errors import InputError
 
 if TYPE_CHECKING:  # generators imports this module
     from surrogate.datasets.generators import GeneratedData
@@ -73,7 +73,7 @@ def _count(n: int) -> str:
 
 def check_memory(recipe: FitzHughNagumoRecipe | AddingRecipe) -> None:
     """InputError when the arrays would not fit the memory a reader may use (half of RAM)."""
-    from surrogate.limits import memory_budget, size_text
+    from surrogate.core.limits import memory_budget, size_text
 
     needed, budget = recipe.estimated_bytes(), memory_budget()
     if needed > budget:

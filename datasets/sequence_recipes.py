@@ -13,9 +13,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from surrogate.core.errors import InputError
 from surrogate.datasets.format import DTYPES
 from surrogate.datasets.recipes import _number
-from surrogate.errors import InputError
 
 MIN_RTOL = 1e-13
 """Smallest relative tolerance accepted (scipy raises smaller ones to 100 ε ≈ 2.2e-14)."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 
 SIGNAL_FAMILIES = ("pulse", "bandlimited", "mixed")
 BAND_COMPONENTS = 8  # K sinusoids of a band-limited signal

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from surrogate.core.errors import InputError
 from surrogate.datasets.format import SPLIT_NAMES
-from surrogate.errors import InputError
 
 
 def parse_split(text: str | Sequence[float]) -> tuple[float, float, float]:

@@ -24,11 +24,11 @@ from typing import Any
 import h5py
 import numpy as np
 
+from surrogate.core.errors import InputError
 from surrogate.datasets.format import DTYPES, SPLIT_NAMES
 from surrogate.datasets.hashing import ContentHasher
 from surrogate.datasets.partial import PartialFile, Table, partial_path
 from surrogate.datasets.writer import root_attributes, write_contents
-from surrogate.errors import InputError
 
 ProgressCallback = Callable[[int, int, str], None]
 BLOCK_BYTES = 1 << 20  # rows per checksum block: about 1 MiB of inputs + targets

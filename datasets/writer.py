@@ -15,6 +15,7 @@ import h5py
 import numpy as np
 
 from surrogate import __version__
+from surrogate.core.errors import InputError
 from surrogate.datasets.format import (
     DTYPES,
     FORMAT_NAME,
@@ -24,7 +25,6 @@ from surrogate.datasets.format import (
     SPLIT_NAMES,
 )
 from surrogate.datasets.hashing import content_hash
-from surrogate.errors import InputError
 
 _CHUNK_BYTES = 1 << 20  # about 1 MiB per chunk
 _COPY_CHUNKS = 16  # chunks per block when rows are copied from another file

@@ -26,8 +26,8 @@ import json
 from pathlib import Path
 
 from surrogate.datasets import MaxwellRecipe, generate_dataset
-from surrogate.pruning import prune_run
-from surrogate.training import fit
+from surrogate.training.loop import fit
+from surrogate.training.pruning import prune_run
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 
 METHODS = ("best", "solve")
 SOLVERS = ("auto", "direct", "iterative")

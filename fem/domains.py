@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 from skfem import MeshTet
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 from surrogate.fem import meshes
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 
 MIN_RELATIVE_VOLUME = 1e-8
 """Smallest accepted |volume| / (longest edge)³ of a tet. A regular tet has 1/(6√2) ≈ 0.118,

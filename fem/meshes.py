@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from skfem import MeshTet
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 
 
 def check_level(level: int) -> int:

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from skfem import Basis, BilinearForm, ElementTetN0, ElementTetP1, LinearForm, MeshTet
 from skfem.helpers import curl, dot, grad
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 from surrogate.fem.mesh_quality import check_mesh
 from surrogate.fem.quadrature import quadrature_rule
 from surrogate.fem.solvers import SolveInfo, solve_hcurl_spd, solve_maxwell_saddle

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 from skfem import ElementTetN0, MeshTet
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 from surrogate.fem.domains import as_points
 
 CHUNK = 65_536  # points per vectorised block

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 from surrogate.fem.domains import as_points
 from surrogate.fem.point_evaluation import point_locator
 

@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from scipy.special import i0, i1
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 
 _SERIES_BELOW = 1e-3  # r below which I₁(r)/r is summed as a power series
 

@@ -6,7 +6,7 @@ import numpy as np
 from skfem.quadrature import get_quadrature
 from skfem.refdom import RefTet
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 
 
 def quadrature_rule(mesh, intorder: int = 4) -> tuple[np.ndarray, np.ndarray]:

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from surrogate.errors import InputError, SolverError
+from surrogate.core.errors import InputError, SolverError
 from surrogate.fem.discrete_operators import discrete_gradient, nodal_interpolation
 from surrogate.fem.hiptmair_xu import hx_preconditioner
 

@@ -43,7 +43,7 @@ import scipy.sparse.linalg as spla
 from skfem import Basis, BilinearForm, ElementTetN0, LinearForm, MeshTet
 from skfem.helpers import curl, dot
 
-from surrogate.errors import InputError, SolverError
+from surrogate.core.errors import InputError, SolverError
 from surrogate.fem.mesh_quality import check_mesh
 
 ASSEMBLY_INTORDER = 2  # exact for the N0 mass and curl–curl matrices

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from surrogate.atomic_files import atomic_path
-from surrogate.errors import DataFormatError, InputError
+from surrogate.core.atomic_files import atomic_path
+from surrogate.core.errors import DataFormatError, InputError
 
 _REFERENCE_VERTICES = np.array(
     [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]

@@ -16,20 +16,20 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0+unknown"
 
 _EXPORTS = {
-    "config": ("ModelConfig",),
-    "sequence_config": ("SequenceModelConfig",),
-    "registry": ("architecture_names", "all_architecture_names", "activation_names",
+    "models.config": ("ModelConfig",),
+    "models.sequence_config": ("SequenceModelConfig",),
+    "models.registry": ("architecture_names", "all_architecture_names", "activation_names",
                  "build_model"),
-    "train_config": ("TrainConfig",),
-    "normalisation": ("Normalisation",),
-    "training": ("fit", "TrainingInterrupted"),
-    "runs": ("Run", "load_run", "save_run", "run_summary"),
-    "run_validation": ("validate_run",),
-    "pruning": ("prune_run",),
-    "evaluation": ("EvaluationOptions", "Evaluation", "evaluate_runs"),
-    "sequence_evaluation": ("SequenceEvaluationOptions", "SequenceEvaluation",
+    "training.config": ("TrainConfig",),
+    "models.normalisation": ("Normalisation",),
+    "training.loop": ("fit", "TrainingInterrupted"),
+    "runs.store": ("Run", "load_run", "save_run", "run_summary"),
+    "runs.validate": ("validate_run",),
+    "training.pruning": ("prune_run",),
+    "evaluation.static": ("EvaluationOptions", "Evaluation", "evaluate_runs"),
+    "evaluation.sequence": ("SequenceEvaluationOptions", "SequenceEvaluation",
                             "evaluate_sequence_run"),
-    "report": ("write_report",),
+    "evaluation.report": ("write_report",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 

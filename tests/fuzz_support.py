@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, settings
 
-from surrogate.errors import DataFormatError
+from surrogate.core.errors import DataFormatError
 
 
 def fuzz_settings(max_examples: int) -> settings:

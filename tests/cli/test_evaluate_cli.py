@@ -173,8 +173,8 @@ def test_bad_options_exit_2(runs, tmp_path):
 
 
 def test_failure_during_evaluation_leaves_no_partial_output(runs, tmp_path, monkeypatch):
-    from surrogate import evaluation
-    from surrogate.errors import SolverError
+    from surrogate.core.errors import SolverError
+    from surrogate.evaluation import static as evaluation
 
     real = evaluation.fem_baseline
     calls = []

@@ -26,7 +26,7 @@ def data(tmp_path_factory):
 
 
 def test_choices_match_the_registry():
-    from surrogate.registry import activation_names, all_architecture_names
+    from surrogate.models.registry import activation_names, all_architecture_names
 
     assert sorted(a.value for a in Arch) == all_architecture_names()
     assert sorted(a.value for a in ActivationName) == activation_names()
@@ -100,7 +100,7 @@ def test_unknown_architecture_exits_2(data, tmp_path):
 
 
 def test_ctrl_c_checkpoints_and_exits_130(data, tmp_path, monkeypatch):
-    import surrogate.training as training
+    import surrogate.training.loop as training
 
     real_epoch = training.train_epoch
 
@@ -122,7 +122,7 @@ def test_ctrl_c_checkpoints_and_exits_130(data, tmp_path, monkeypatch):
 
 
 def test_skew_weights_flag_lands_in_config_json_and_the_loaded_run(data, tmp_path):
-    from surrogate.runs import load_run
+    from surrogate.runs.store import load_run
 
     out = tmp_path / "skew"
     result = runner.invoke(app, ["fit", str(data), "--arch", "implicit-resnet", "--tau", "0.5",
@@ -142,7 +142,7 @@ def test_skew_weights_flag_lands_in_config_json_and_the_loaded_run(data, tmp_pat
 def test_step_lipschitz_flag_lands_in_config_json_and_the_loaded_run(data, tmp_path):
     import torch
 
-    from surrogate.runs import load_run
+    from surrogate.runs.store import load_run
 
     out = tmp_path / "bounded"
     result = runner.invoke(app, ["fit", str(data), "--arch", "resnet", "--tau", "0.5",

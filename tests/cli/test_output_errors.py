@@ -19,7 +19,7 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-import surrogate.output_paths as output_paths
+import surrogate.core.output_paths as output_paths
 from surrogate.cli.app import app
 from surrogate.datasets import read_dataset
 
@@ -70,8 +70,8 @@ def run(data):
 @pytest.fixture
 def no_work(monkeypatch):
     """Fail the test if a command gets past its output checks."""
-    import surrogate.evaluation as evaluation
-    import surrogate.training as training
+    import surrogate.evaluation.static as evaluation
+    import surrogate.training.loop as training
     from surrogate.datasets import generators
 
     kinds = dict(generators.RECIPE_KINDS)
@@ -169,7 +169,7 @@ def test_file_system_turning_read_only_at_the_rename_keeps_the_previous_dataset(
 
 def test_disk_full_during_training_keeps_the_last_checkpoint_and_resumes(data, tmp_path,
                                                                          monkeypatch):
-    from surrogate.runs import load_checkpoint, load_run
+    from surrogate.runs.store import load_checkpoint, load_run
 
     real_save, saves = torch.save, []
 

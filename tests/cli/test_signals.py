@@ -149,7 +149,7 @@ def test_gen_data_keeps_the_old_dataset_or_writes_the_new_one_whole(tmp_path, rn
 
 def test_fit_leaves_a_complete_run_or_a_checkpoint_that_resumes_to_the_same_run(
         dataset, reference_run, tmp_path, rng):
-    from surrogate.runs import load_checkpoint, load_run
+    from surrogate.runs.store import load_checkpoint, load_run
 
     reference, duration = reference_run
     expected = [row["train_loss"] for row in load_run(reference).history]

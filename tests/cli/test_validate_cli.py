@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from surrogate.cli import validate_commands
 from surrogate.datasets import make_splits, write_dataset
-from surrogate.training import fit
+from surrogate.training.loop import fit
 
 runner = CliRunner()
 pytestmark = pytest.mark.usefixtures("single_torch_thread")

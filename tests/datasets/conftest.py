@@ -61,7 +61,7 @@ def fake_fem(monkeypatch):
     import sys
     import types
 
-    from surrogate.errors import InputError
+    from surrogate.core.errors import InputError
 
     def get_domain(name):
         if name != "cube":

@@ -7,6 +7,7 @@ import h5py
 import numpy as np
 import pytest
 
+from surrogate.core.errors import DataFormatError, InputError
 from surrogate.datasets import (
     FORMAT_VERSION,
     content_hash,
@@ -15,7 +16,6 @@ from surrogate.datasets import (
     write_dataset,
 )
 from surrogate.datasets import writer as writer_module
-from surrogate.errors import DataFormatError, InputError
 
 from .conftest import IN_NAMES, OUT_NAMES, small_arrays
 

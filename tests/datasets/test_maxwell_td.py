@@ -5,6 +5,7 @@ import hashlib
 import numpy as np
 import pytest
 
+from surrogate.core.errors import InputError
 from surrogate.datasets import generate_dataset, read_dataset
 from surrogate.datasets.maxwell_td import (
     MaxwellTDRecipe,
@@ -15,7 +16,6 @@ from surrogate.datasets.maxwell_td import (
     simulate_samples,
 )
 from surrogate.datasets.recipes import recipe_from_dict
-from surrogate.errors import InputError
 
 TINY = {"level": 2, "n": 7, "steps": 30, "dt": 0.1, "probes": 3, "n_materials": 3,
         "signal": "mixed", "seed": 11}

@@ -13,6 +13,7 @@ import h5py
 import numpy as np
 import pytest
 
+from surrogate.core.errors import InputError
 from surrogate.datasets import generate_dataset, read_dataset
 from surrogate.datasets import maxwell_td_stream as stream
 from surrogate.datasets.executors import dask_executor, open_executor
@@ -20,7 +21,6 @@ from surrogate.datasets.maxwell_td import MaxwellTDRecipe, build_setup, simulate
 from surrogate.datasets.parallel import ordered_map
 from surrogate.datasets.partial import partial_path
 from surrogate.datasets.streaming import GenerationInterrupted
-from surrogate.errors import InputError
 
 SHARED = {"level": 2, "n": 90, "steps": 30, "dt": 0.1, "probes": 3, "n_materials": 4,
           "signal": "mixed", "seed": 11}

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from surrogate.core.errors import DataFormatError
 from surrogate.datasets import dataset_summary, make_splits, read_dataset, validate_dataset
 from surrogate.datasets.format import REQUIRED_ATTRS
 from surrogate.datasets.hashing import content_hash
-from surrogate.errors import DataFormatError
 
 from ..fuzz_support import CaseCounter, fuzz_settings, guarded_case, outcome
 from .conftest import IN_NAMES, OUT_NAMES

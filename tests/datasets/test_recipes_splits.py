@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from surrogate.core.errors import InputError
 from surrogate.datasets import (
     MaxwellRecipe,
     load_recipe_toml,
@@ -10,7 +11,6 @@ from surrogate.datasets import (
     parse_split,
     recipe_from_dict,
 )
-from surrogate.errors import InputError
 
 
 @pytest.mark.parametrize("text", ["0.8,0.1", "0.8,0.3,0.1", "-0.1,0.6,0.5", "a,b,c", "nan,0,1"])

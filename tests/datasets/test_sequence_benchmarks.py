@@ -5,6 +5,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.stats import kstest
 
+from surrogate.core.errors import InputError
 from surrogate.datasets import (
     AddingRecipe,
     FitzHughNagumoRecipe,
@@ -22,7 +23,6 @@ from surrogate.datasets.sequence_benchmarks import (
     integrate_fitzhugh_nagumo,
     sequence_seeds,
 )
-from surrogate.errors import InputError
 
 SHORT = {"t_end": 40.0, "steps": 100}  # a tenth of the paper's interval, same Δt = 0.4
 
@@ -180,7 +180,7 @@ def test_adding_file_round_trip(tmp_path):
 
 
 def test_sizes_beyond_the_readers_memory_budget_are_refused_before_any_work(monkeypatch):
-    monkeypatch.setattr("surrogate.limits.memory_budget", lambda: 1 << 20)
+    monkeypatch.setattr("surrogate.core.limits.memory_budget", lambda: 1 << 20)
     with pytest.raises(InputError, match=r"adding: 100 sequences need about .* lower the sizes"):
         generate_adding(AddingRecipe(length=1000, n_train=100, n_val=0, n_test=0))
     with pytest.raises(InputError, match="fitzhugh-nagumo: 1280 sequences need about"):

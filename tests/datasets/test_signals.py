@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from surrogate.core.errors import InputError
 from surrogate.datasets.signals import BandLimited, GaussianPulse, draw_signal
-from surrogate.errors import InputError
 
 RANGES = {"frequency": (0.25, 1.0), "width": (0.3, 0.8), "delay": (1.5, 4.0)}
 

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
+from surrogate.core.errors import InputError
 from surrogate.datasets import generate_dataset, read_dataset
 from surrogate.datasets.recipes import TOY_DEFAULTS, ToyRecipe, recipe_from_dict
 from surrogate.datasets.toy import BAND_INTERVALS, generate_toy, sine_function
-from surrogate.errors import InputError
 
 SHAPES = {"sine": (1, ("x",), ("y",)), "spirals": (2, ("x1", "x2"), ("class0", "class1")),
           "bands": (1, ("x",), ("class0", "class1")),

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 from surrogate.fem.convergence import check_study_options, convergence_study, observed_rate
 
 ROW_KEYS = {"level", "h", "n_tets", "ndofs", "l2_error", "curl_l2_error", "l2_rate",

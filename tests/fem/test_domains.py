@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 from surrogate.fem.domains import domain_names, get_domain
 from surrogate.fem.meshes import tet_signed_volumes
 

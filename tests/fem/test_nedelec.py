@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from skfem import Basis, ElementTetN0, MeshTet
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 from surrogate.fem.domains import get_domain
 from surrogate.fem.nedelec import (
     NedelecSolution,

@@ -10,7 +10,7 @@ from skfem import Basis, BilinearForm, ElementTetN0, ElementTetP1, MeshTet
 from skfem.helpers import curl, dot, grad
 
 import surrogate.fem.nedelec as nedelec
-from surrogate.errors import InputError, SolverError
+from surrogate.core.errors import InputError, SolverError
 from surrogate.fem.domains import domain_names, get_domain
 from surrogate.fem.mesh_quality import (
     MIN_RELATIVE_VOLUME,

@@ -5,7 +5,7 @@ import pytest
 from skfem import Basis, ElementTetN0, ElementTetP1
 
 import surrogate.fem.point_evaluation as pe
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 from surrogate.fem.domains import get_domain
 from surrogate.fem.point_evaluation import evaluate_n0, evaluate_n0_curl, locate_points
 

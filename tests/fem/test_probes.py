@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from skfem import Basis, ElementTetN0
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 from surrogate.fem.domains import get_domain
 from surrogate.fem.point_evaluation import evaluate_n0
 from surrogate.fem.probes import (

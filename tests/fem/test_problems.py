@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy.special import i1
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 from surrogate.fem.problems import Problem, get_problem, i1_over_r, problem_names
 
 STEP = 1e-5

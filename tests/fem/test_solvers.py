@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from skfem import Basis, BilinearForm, ElementTetN0, ElementTetP1, MeshTet
 from skfem.helpers import curl, dot, grad
 
-from surrogate.errors import SolverError
+from surrogate.core.errors import SolverError
 from surrogate.fem.discrete_operators import discrete_gradient, nodal_interpolation
 from surrogate.fem.solvers import solve_hcurl_spd, solve_maxwell_saddle
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
 from surrogate.fem.domains import get_domain
 from surrogate.fem.probes import n0_evaluation_matrix, probe_points
 from surrogate.fem.quadrature import quadrature_rule

@@ -7,8 +7,8 @@ from torch import nn
 
 from surrogate.datasets import generate_dataset, read_dataset
 from surrogate.datasets.recipes import ToyRecipe
-from surrogate.normalisation import Normalisation
-from surrogate.training import dataset_classes, fit, split_accuracies
+from surrogate.models.normalisation import Normalisation
+from surrogate.training.loop import dataset_classes, fit, split_accuracies
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from surrogate.activations import ReLU, SmoothReLU, Softplus, Tanh
+from surrogate.models.activations import ReLU, SmoothReLU, Softplus, Tanh
 
 
 def test_smooth_relu_matches_piecewise_definition():

@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from surrogate.atomic_files import atomic_path, write_atomic, write_text_atomic
+from surrogate.core.atomic_files import atomic_path, write_atomic, write_text_atomic
 
 
 def test_written_file_has_umask_permissions_and_content(tmp_path):

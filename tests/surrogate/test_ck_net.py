@@ -11,14 +11,14 @@ import torch
 from torch.func import functional_call
 from typer.testing import CliRunner
 
-from surrogate.ck_net import CkNet, state_space_step
 from surrogate.cli.app import app
-from surrogate.config import ModelConfig
+from surrogate.core.errors import InputError
 from surrogate.datasets.toy import band_points
-from surrogate.errors import InputError
-from surrogate.networks import SteppingNetwork, spectral_norms
-from surrogate.registry import build_model
-from surrogate.resnet import ResNet
+from surrogate.models.ck_net import CkNet, state_space_step
+from surrogate.models.config import ModelConfig
+from surrogate.models.networks import SteppingNetwork, spectral_norms
+from surrogate.models.registry import build_model
+from surrogate.models.resnet import ResNet
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 

@@ -6,9 +6,14 @@ import math
 import pytest
 import torch
 
-from surrogate.config import ModelConfig
-from surrogate.errors import InputError
-from surrogate.registry import ARCHITECTURES, activation_names, architecture_names, build_model
+from surrogate.core.errors import InputError
+from surrogate.models.config import ModelConfig
+from surrogate.models.registry import (
+    ARCHITECTURES,
+    activation_names,
+    architecture_names,
+    build_model,
+)
 
 
 def test_round_trip_through_json():

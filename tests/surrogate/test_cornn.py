@@ -9,9 +9,9 @@ import torch
 from torch.func import functional_call
 from torch.nn import functional as F
 
-from surrogate import cornn
-from surrogate.cornn import CoRNNCell, CoRNNRollout
-from surrogate.errors import InputError
+from surrogate.core.errors import InputError
+from surrogate.models import cornn
+from surrogate.models.cornn import CoRNNCell, CoRNNRollout
 
 f64 = torch.float64
 

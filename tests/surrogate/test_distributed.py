@@ -8,10 +8,10 @@ import sys
 import pytest
 import torch
 
-from surrogate.ddp_training import row_loss_sum, step_rows
-from surrogate.distributed import DistributedContext, shard_rows, shard_size
-from surrogate.errors import InputError
-from surrogate.training import data_loss
+from surrogate.core.errors import InputError
+from surrogate.training.ddp import row_loss_sum, step_rows
+from surrogate.training.distributed import DistributedContext, shard_rows, shard_size
+from surrogate.training.loop import data_loss
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 FIT = ["--depth", "2", "--width", "6", "--epochs", "15", "--dtype", "float64", "--lr", "0.02",
@@ -78,8 +78,8 @@ def data(tmp_path_factory):
 
 @pytest.mark.skipif(not torch.distributed.is_available(), reason="no torch.distributed")
 def test_two_process_gloo_fit_equals_one_process(data, tmp_path):
-    from surrogate.runs import load_run
-    from surrogate.training import fit
+    from surrogate.runs.store import load_run
+    from surrogate.training.loop import fit
 
     single = fit(data, {"depth": 2, "width": 6},
                  {"epochs": 15, "dtype": "float64", "lr": 0.02, "seed": 5}, tmp_path / "one")
@@ -106,7 +106,7 @@ def test_two_process_gloo_fit_equals_one_process(data, tmp_path):
 
 
 def test_bf16_trains_and_is_recorded(data, tmp_path):
-    from surrogate.training import fit
+    from surrogate.training.loop import fit
 
     run = fit(data, {"depth": 2, "width": 6}, {"epochs": 3, "bf16": True}, tmp_path / "bf16")
     assert run.train_config["bf16"] is True and run.metrics["epochs_run"] == 3

@@ -6,9 +6,9 @@ import meshio
 import numpy as np
 import pytest
 
-from surrogate import evaluation as ev
-from surrogate.errors import InputError
-from surrogate.evaluation import (
+from surrogate.core.errors import InputError
+from surrogate.evaluation import static as ev
+from surrogate.evaluation.static import (
     EvaluationOptions,
     check_runs_match_problem,
     evaluate_runs,

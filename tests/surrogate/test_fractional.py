@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from surrogate.fractional import memory_coefficients, tail_sums, trajectory_kernel
+from surrogate.models.fractional import memory_coefficients, tail_sums, trajectory_kernel
 
 f64 = torch.float64
 

@@ -8,17 +8,17 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-import surrogate.implicit_layer as implicit_layer
-from surrogate.activations import SmoothReLU, Softplus, Tanh
-from surrogate.config import ModelConfig
-from surrogate.errors import SolverError
-from surrogate.implicit_layer import (
+import surrogate.models.implicit_layer as implicit_layer
+from surrogate.core.errors import SolverError
+from surrogate.models.activations import SmoothReLU, Softplus, Tanh
+from surrogate.models.config import ModelConfig
+from surrogate.models.implicit_layer import (
     ImplicitStep,
     effective_tolerance,
     implicit_step,
     solve_implicit_step,
 )
-from surrogate.registry import build_model
+from surrogate.models.registry import build_model
 
 f64 = torch.float64
 pytestmark = pytest.mark.usefixtures("single_torch_thread")

@@ -5,7 +5,7 @@ import signal
 
 import pytest
 
-from surrogate.interrupts import held_signals
+from surrogate.core.interrupts import held_signals
 
 
 def _send(signum=signal.SIGINT):

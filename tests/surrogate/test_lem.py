@@ -6,9 +6,9 @@ import pytest
 import torch
 from torch.func import functional_call
 
-from surrogate import lem
-from surrogate.errors import InputError
-from surrogate.lem import LEMCell
+from surrogate.core.errors import InputError
+from surrogate.models import lem
+from surrogate.models.lem import LEMCell
 
 f64 = torch.float64
 

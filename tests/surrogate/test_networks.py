@@ -7,11 +7,11 @@ import math
 import pytest
 import torch
 
-from surrogate.adjoint import fractional_adjoint, resnet_adjoint
-from surrogate.config import ModelConfig
-from surrogate.errors import InputError
-from surrogate.fractional_dnn import _FractionalTrajectory
-from surrogate.registry import build_model
+from surrogate.core.errors import InputError
+from surrogate.models.adjoint import fractional_adjoint, resnet_adjoint
+from surrogate.models.config import ModelConfig
+from surrogate.models.fractional_dnn import _FractionalTrajectory
+from surrogate.models.registry import build_model
 
 f64 = torch.float64
 ARCHS = ["resnet", "frac-dnn", "densenet"]
@@ -176,7 +176,7 @@ def test_depth32_small_tau_training_with_large_lr_stays_finite(arch):
 
 
 def set_steps(model, values):
-    from surrogate.step_sizes import inverse_softplus
+    from surrogate.models.step_sizes import inverse_softplus
 
     with torch.no_grad():
         model.steps.raw.copy_(inverse_softplus(torch.tensor(values, dtype=f64)

@@ -12,9 +12,9 @@ from torch.func import functional_call
 from typer.testing import CliRunner
 
 from surrogate.cli.app import app
-from surrogate.config import ModelConfig
-from surrogate.ode_net import ODENet, embed
-from surrogate.registry import build_model
+from surrogate.models.config import ModelConfig
+from surrogate.models.ode_net import ODENet, embed
+from surrogate.models.registry import build_model
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 

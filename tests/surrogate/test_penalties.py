@@ -5,15 +5,15 @@ import math
 import pytest
 import torch
 
-from surrogate.config import ModelConfig
-from surrogate.penalties import (
+from surrogate.models.config import ModelConfig
+from surrogate.models.registry import build_model
+from surrogate.training.penalties import (
     bias_ordering_penalty,
     regularisation,
     tau_penalty,
     time_horizon_penalty,
     weight_penalty,
 )
-from surrogate.registry import build_model
 
 
 def test_weight_and_tau_penalties_by_hand():

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from surrogate import plots
-from surrogate.evaluation import EvaluationOptions, evaluate_runs, slice_fields
+from surrogate.evaluation import plots
+from surrogate.evaluation.report import write_report
+from surrogate.evaluation.static import EvaluationOptions, evaluate_runs, slice_fields
 from surrogate.fem.problems import get_problem
-from surrogate.report import write_report
 
 MAXWELL = get_problem("maxwell")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

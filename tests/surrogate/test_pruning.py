@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from surrogate.errors import DataFormatError, InputError
-from surrogate.pruning import prune_run
-from surrogate.runs import load_run, save_run
-from surrogate.step_sizes import inverse_softplus
-from surrogate.training import fit
+from surrogate.core.errors import DataFormatError, InputError
+from surrogate.models.step_sizes import inverse_softplus
+from surrogate.runs.store import load_run, save_run
+from surrogate.training.loop import fit
+from surrogate.training.pruning import prune_run
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 

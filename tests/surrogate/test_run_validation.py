@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from surrogate.datasets import make_splits, write_dataset
-from surrogate.run_validation import validate_run
-from surrogate.training import fit
+from surrogate.runs.validate import validate_run
+from surrogate.training.loop import fit
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 

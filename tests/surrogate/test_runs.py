@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-from surrogate.config import ModelConfig
-from surrogate.errors import DataFormatError, InputError
-from surrogate.normalisation import Normalisation
-from surrogate.registry import build_model
-from surrogate.runs import (
+from surrogate.core.errors import DataFormatError, InputError
+from surrogate.models.config import ModelConfig
+from surrogate.models.normalisation import Normalisation
+from surrogate.models.registry import build_model
+from surrogate.runs.store import (
     history_from_csv,
     history_to_csv,
     load_checkpoint,
@@ -141,7 +141,7 @@ def test_run_summary_is_json_safe_and_needs_no_torch(tmp_path):
     assert summary["arch"] == "frac-dnn" and summary["dataset_hash"] == DATASET["content_hash"]
     assert summary["epochs"] == 2 and summary["tau"] == "learned"
     json.dumps(summary, allow_nan=False)
-    code = (f"import sys; from surrogate.runs import run_summary; run_summary({str(path)!r}); "
+    code = (f"import sys; from surrogate.runs.store import run_summary; run_summary({str(path)!r}); "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr

@@ -22,10 +22,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from surrogate.core.errors import DataFormatError
 from surrogate.datasets import make_splits, write_dataset
-from surrogate.errors import DataFormatError
-from surrogate.runs import load_checkpoint, load_run, read_config, run_summary
-from surrogate.training import fit
+from surrogate.runs.store import load_checkpoint, load_run, read_config, run_summary
+from surrogate.training.loop import fit
 
 from ..fuzz_support import CaseCounter, fuzz_settings, guarded_case, outcome
 

@@ -9,6 +9,7 @@ import meshio
 import numpy as np
 import pytest
 
+from surrogate.core.errors import InputError
 from surrogate.datasets import generate_dataset, read_dataset
 from surrogate.datasets.maxwell_td import (
     MaxwellTDRecipe,
@@ -18,12 +19,11 @@ from surrogate.datasets.maxwell_td import (
 )
 from surrogate.datasets.sequence_recipes import AddingRecipe, FitzHughNagumoRecipe
 from surrogate.datasets.writer import write_dataset
-from surrogate.errors import InputError
+from surrogate.evaluation.sequence import SequenceEvaluationOptions, evaluate_sequence_run, prepare
+from surrogate.evaluation.sequence_plots import make_sequence_figures
+from surrogate.evaluation.sequence_vtk import frame_steps
 from surrogate.fem.vtk import read_pvd
-from surrogate.sequence_evaluation import SequenceEvaluationOptions, evaluate_sequence_run, prepare
-from surrogate.sequence_plots import make_sequence_figures
-from surrogate.sequence_vtk import frame_steps
-from surrogate.training import fit
+from surrogate.training.loop import fit
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 
@@ -133,7 +133,7 @@ def test_unseen_materials_are_new_with_the_same_signals(mtd):
 def test_material_ranges_extrapolate_outside_training(mtd):
     plan = prepare(mtd["run"], SequenceEvaluationOptions(sets=("unseen-materials",),
                                                          material_ranges=("eps=3,4",)))
-    from surrogate.sequence_sets import build_set
+    from surrogate.evaluation.sequence_sets import build_set
 
     built = build_set(plan, "unseen-materials")
     assert np.all(built.inputs[:, :, 1] >= 3) and np.all(built.inputs[:, :, 1] <= 4)

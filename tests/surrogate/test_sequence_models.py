@@ -7,11 +7,11 @@ import io
 import pytest
 import torch
 
-from surrogate.cornn import CoRNNCell
-from surrogate.errors import InputError
-from surrogate.lem import LEMCell
-from surrogate.sequence_config import DEFAULT_DT, SequenceModelConfig
-from surrogate.sequence_models import SequenceModel, build_sequence_model
+from surrogate.core.errors import InputError
+from surrogate.models.cornn import CoRNNCell
+from surrogate.models.lem import LEMCell
+from surrogate.models.sequence_config import DEFAULT_DT, SequenceModelConfig
+from surrogate.models.sequence_models import SequenceModel, build_sequence_model
 
 f64 = torch.float64
 ARCHS = ["lem", "cornn", "lstm"]

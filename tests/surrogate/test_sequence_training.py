@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import torch
 
+from surrogate.core.errors import InputError
 from surrogate.datasets.writer import write_dataset
-from surrogate.errors import InputError
-from surrogate.run_validation import validate_run
-from surrogate.runs import load_run, load_weights_only
-from surrogate.training import fit
+from surrogate.runs.store import load_run, load_weights_only
+from surrogate.runs.validate import validate_run
+from surrogate.training.loop import fit
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 
@@ -108,7 +108,7 @@ def test_lem_resume_reproduces_the_uninterrupted_run_bit_for_bit(ma_file, tmp_pa
         if record["epoch"] == 3:
             raise KeyboardInterrupt
 
-    from surrogate.training import TrainingInterrupted
+    from surrogate.training.loop import TrainingInterrupted
 
     with pytest.raises(TrainingInterrupted) as info:
         fit(ma_file, model, train, tmp_path / "cut", on_epoch=stop_at_3)
@@ -124,8 +124,8 @@ def test_sigint_is_deferred_to_the_epoch_end_of_a_sequence_run(ma_file, tmp_path
     import os
     import signal
 
-    from surrogate.runs import load_checkpoint
-    from surrogate.training import TrainingInterrupted
+    from surrogate.runs.store import load_checkpoint
+    from surrogate.training.loop import TrainingInterrupted
 
     def press_ctrl_c(record):
         if record["epoch"] == 2:
@@ -140,7 +140,7 @@ def test_sigint_is_deferred_to_the_epoch_end_of_a_sequence_run(ma_file, tmp_path
 
 
 def test_a_diverging_sequence_run_stops_in_one_line(ma_file, tmp_path):
-    from surrogate.errors import SolverError
+    from surrogate.core.errors import SolverError
 
     with pytest.raises(SolverError, match="not finite at epoch 1") as info:
         fit(ma_file, {"arch": "cornn", "hidden": 4}, {"epochs": 3, "optimizer": "sgd",
@@ -224,7 +224,7 @@ def test_sequence_run_files_round_trip_and_validate(lem_run):
 def test_a_huge_configured_hidden_size_is_refused_before_building(lem_run, tmp_path):
     import shutil
 
-    from surrogate.errors import DataFormatError
+    from surrogate.core.errors import DataFormatError
 
     run_dir = tmp_path / "huge"
     shutil.copytree(lem_run.path, run_dir)
@@ -241,7 +241,7 @@ def test_gradient_clipping_bounds_the_step_of_a_sequence_model(ma_file, tmp_path
     run = fit(ma_file, {"arch": "cornn", "hidden": 6}, {"epochs": 1, "optimizer": "sgd",
                                                          "lr": lr, "grad_clip": clip,
                                                          "schedule": "none"}, tmp_path / "c")
-    from surrogate.training import build_initial_model, seed_streams
+    from surrogate.training.loop import build_initial_model, seed_streams
 
     initial = build_initial_model(run.model_config, seed_streams(0)[0])  # what fit started from
     step = torch.cat([(a.detach() - b.detach()).flatten() for a, b in

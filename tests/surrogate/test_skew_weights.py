@@ -8,9 +8,9 @@ import pytest
 import torch
 from torch.func import functional_call
 
-from surrogate.config import ModelConfig
-from surrogate.errors import InputError
-from surrogate.registry import build_model
+from surrogate.core.errors import InputError
+from surrogate.models.config import ModelConfig
+from surrogate.models.registry import build_model
 
 f64 = torch.float64
 pytestmark = pytest.mark.usefixtures("single_torch_thread")

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from surrogate.config import ModelConfig
-from surrogate.errors import InputError, SolverError
-from surrogate.normalisation import Normalisation
-from surrogate.registry import ARCHITECTURES, build_model
-from surrogate.runs import load_checkpoint, load_run
-from surrogate.train_config import TrainConfig, parse_tau, split_run_config
-from surrogate.training import (
+from surrogate.core.errors import InputError, SolverError
+from surrogate.models.config import ModelConfig
+from surrogate.models.normalisation import Normalisation
+from surrogate.models.registry import ARCHITECTURES, build_model
+from surrogate.runs.store import load_checkpoint, load_run
+from surrogate.training.config import TrainConfig, parse_tau, split_run_config
+from surrogate.training.loop import (
     TrainingInterrupted,
     data_loss,
     fit,

@@ -8,10 +8,10 @@ import re
 import pytest
 import torch
 
-import surrogate.runs as runs
-from surrogate.errors import SolverError
-from surrogate.runs import load_checkpoint, load_run
-from surrogate.training import TrainingInterrupted, fit
+import surrogate.runs.store as runs
+from surrogate.core.errors import SolverError
+from surrogate.runs.store import load_checkpoint, load_run
+from surrogate.training.loop import TrainingInterrupted, fit
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 DIVERGING = {"optimizer": "sgd", "lr": 1e5, "schedule": "none", "epochs": 200}
@@ -79,7 +79,7 @@ def test_run_files_cut_off_at_the_end_are_written_by_resume(maxwell_file, tmp_pa
     def interrupted_save_run(*args, **kwargs):
         raise KeyboardInterrupt
 
-    import surrogate.training as training
+    import surrogate.training.loop as training
 
     monkeypatch.setattr(training, "save_run", interrupted_save_run)
     with pytest.raises(TrainingInterrupted) as info:
@@ -96,7 +96,7 @@ def test_a_step_to_non_finite_weights_is_caught_in_that_epoch(no_val_file, tmp_p
                                                               monkeypatch):
     """The training loss is taken before each step; a step that overflows the weights is
     still caught in its own epoch (no validation split to notice it)."""
-    import surrogate.training as training
+    import surrogate.training.loop as training
 
     real_epoch = training.train_epoch
 
@@ -118,7 +118,7 @@ def test_a_failed_implicit_solve_names_its_epoch_and_the_kept_checkpoint(maxwell
                                                                         tmp_path, monkeypatch):
     """A SolverError of the implicit layer's forward solve in epoch 3 is reported like
     divergence: the epoch, the last good epoch and the checkpoint kept, in one line."""
-    import surrogate.implicit_layer as implicit_layer
+    import surrogate.models.implicit_layer as implicit_layer
 
     real_solve = implicit_layer.solve_implicit_step
     failing = {"now": False}

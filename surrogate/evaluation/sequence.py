@@ -1,0 +1,318 @@
+"""``evaluate`` for sequence runs: errors on unseen signals, materials and a longer horizon.
+
+The run's training dataset (the path recorded in ``config.json``, or ``data_path``) must hold
+the content the run records (its ``content_hash``); its recipe rebuilds the evaluation sets
+(:mod:`surrogate.evaluation.sequence_sets`). On every set, in physical units:
+
+- per-sequence relative L² error e_i = ‖u_NN,i − u_i‖ / ‖u_i‖ (norms over all steps and
+  channels of sequence i; over its single target for a seq-to-one run), summarised by mean,
+  median and max, next to the pooled ‖U_NN − U‖_F / ‖U‖_F;
+- for ``longer-horizon`` the same split into the trained window (the first T_train steps,
+  t ≤ t_{T_train − 1}) and the extrapolated window (the steps after it);
+- relative error over time r_i(n) = ‖u_NN,i(t_n) − u_i(t_n)‖ / rms_i with
+  rms_i = (1/T Σ_n ‖u_i(t_n)‖²)^{1/2} (so that (1/T Σ_n r_i(n)²)^{1/2} = e_i; a pointwise
+  ratio would divide by the zero field at t = 0), as its median and 90th percentile over the
+  sequences at each step (seq-to-seq runs only).
+
+Nothing is printed; progress goes through a ``(done, total, description)`` callback.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from surrogate.core.errors import InputError
+from surrogate.core.metrics import relative_errors_per_sequence, sequence_error_summary
+from surrogate.evaluation.sequence_sets import (
+    SET_NAMES,
+    SequenceSet,
+    SetPlan,
+    build_set,
+    parse_material_ranges,
+    plan_sets,
+)
+from surrogate.training.sequence import readout_targets
+
+SPATIAL_RECIPES = ("maxwell-td",)
+"""Recipe kinds with a spatial field (``--vtk``)."""
+MAX_VTK_FRAMES = 50
+"""``vtk_every`` by default keeps at most this many time steps (plus the last)."""
+
+
+@dataclass(frozen=True)
+class SequenceEvaluationOptions:
+    """Resolved options of a sequence evaluation (written into ``evaluation.json``)."""
+
+    sets: tuple[str, ...] | None = None
+    horizon_factor: float = 2.0
+    fresh: int = 0
+    max_sequences: int | None = None
+    material_seed: int | None = None
+    material_ranges: tuple[str, ...] = ()
+    sample: int = 0
+    vtk_every: int | None = None
+    batch_size: int | None = None
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        if self.sets is not None:
+            unknown = [s for s in self.sets if s not in SET_NAMES]
+            if unknown:
+                raise InputError(f"unknown evaluation set {unknown[0]!r}; choose from: "
+                                 f"{', '.join(SET_NAMES)}")
+        if not np.isfinite(self.horizon_factor) or self.horizon_factor <= 1:
+            raise InputError(f"--horizon-factor must be a number > 1, got {self.horizon_factor}")
+        for name, minimum in (("fresh", 0), ("sample", 0), ("max_sequences", 1),
+                              ("vtk_every", 1), ("material_seed", 0)):
+            value = getattr(self, name)
+            if value is not None and value < minimum:
+                raise InputError(f"--{name.replace('_', '-')} must be >= {minimum}, got {value}")
+        parse_material_ranges(self.material_ranges)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary of the options."""
+        return {"sets": list(self.sets) if self.sets else None,
+                "horizon_factor": self.horizon_factor, "fresh": self.fresh,
+                "max_sequences": self.max_sequences, "material_seed": self.material_seed,
+                "material_ranges": parse_material_ranges(self.material_ranges),
+                "sample": self.sample, "vtk_every": self.vtk_every,
+                "batch_size": self.batch_size, "device": self.device}
+
+
+@dataclass
+class SetResult:
+    """One evaluated set: its arrays (targets and predictions as the run reads them out)."""
+
+    set: SequenceSet
+    prediction: np.ndarray
+    target: np.ndarray
+    record: dict[str, Any]
+
+
+@dataclass
+class SequenceEvaluation:
+    """What :func:`evaluate_sequence_run` measured (``to_dict`` is ``evaluation.json``)."""
+
+    run: dict[str, Any]
+    options: SequenceEvaluationOptions
+    plan: SetPlan
+    results: dict[str, SetResult]
+    timings: dict[str, float]
+    threads: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    vtk: dict[str, Any] | None = None
+    inference_device: str = "cpu"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe summary: run, options, the sets' records, timings, threads, notes."""
+        from surrogate.runs.store import json_safe
+
+        return json_safe({
+            "kind": "sequence", "problem": self.run.get("problem"), "run": self.run,
+            "options": self.options.to_dict(),
+            "sets": {name: result.record for name, result in self.results.items()},
+            "timings": self.timings, "threads": self.threads,
+            "inference_device": self.inference_device, "notes": list(self.notes),
+            "vtk": self.vtk,
+        })
+
+
+# ---------------------------------------------------------------------------------- metrics
+
+
+def rms_per_sequence(target: np.ndarray) -> np.ndarray:
+    """(1/T Σ_n ‖u_i(t_n)‖²)^{1/2} of every sequence of (N, T, k), (N,)."""
+    return np.sqrt(np.mean(np.sum(np.asarray(target) ** 2, axis=2), axis=1))
+
+
+def relative_error_over_time(prediction: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """r_i(n) = ‖u_NN,i(t_n) − u_i(t_n)‖ / rms_i for (N, T, k) arrays, (N, T).
+
+    A sequence with rms_i = 0 reports its absolute error.
+    """
+    error = np.linalg.norm(np.asarray(prediction) - np.asarray(target), axis=2)
+    rms = rms_per_sequence(target)
+    return error / np.where(rms > 0, rms, 1.0)[:, None]
+
+
+def error_over_time(prediction: np.ndarray, target: np.ndarray, times: np.ndarray
+                    ) -> dict[str, Any]:
+    """Median and 90th percentile of r_i(t_n) over the sequences at every step."""
+    ratio = relative_error_over_time(prediction, target)
+    median, p90 = np.percentile(ratio, [50, 90], axis=0)
+    return {"time": np.asarray(times, dtype=float), "median": median, "p90": p90}
+
+
+def window_errors(prediction: np.ndarray, target: np.ndarray, trained_steps: int,
+                  times: np.ndarray) -> dict[str, Any]:
+    """Error summaries over the trained window [0, T_train) and the steps after it."""
+    return {"trained_steps": int(trained_steps),
+            "trained_until": float(times[trained_steps - 1]),
+            "trained": sequence_error_summary(prediction[:, :trained_steps],
+                                              target[:, :trained_steps]),
+            "extrapolated": sequence_error_summary(prediction[:, trained_steps:],
+                                                   target[:, trained_steps:])}
+
+
+def set_record(built: SequenceSet, prediction: np.ndarray, target: np.ndarray,
+               seconds_predict: float) -> dict[str, Any]:
+    """The JSON record of one evaluated set (see the module docstring)."""
+    per_sequence = relative_errors_per_sequence(prediction, target)
+    seq_to_seq = prediction.ndim == 3
+    windows = None
+    if seq_to_seq and built.trained_steps and built.trained_steps < prediction.shape[1]:
+        windows = window_errors(prediction, target, built.trained_steps, built.time)
+    record = {
+        "source": built.source, "sequences": int(len(prediction)),
+        "steps": int(built.inputs.shape[1]),
+        "time": {"start": float(built.time[0]), "end": float(built.time[-1]),
+                 "dt": float(built.time[1] - built.time[0]) if len(built.time) > 1 else None},
+        "samples": built.samples, "recipe": built.recipe,
+        "trained_steps": built.trained_steps,
+        "errors": sequence_error_summary(prediction, target),
+        "per_sequence": per_sequence, "windows": windows,
+        "error_over_time": error_over_time(prediction, target, built.time)
+        if seq_to_seq else None,
+        "seconds": {"generate": built.seconds, "predict": seconds_predict},
+    }
+    if built.materials is not None:
+        record["materials"] = np.unique(np.asarray(built.materials, float), axis=0)
+    return record
+
+
+# ------------------------------------------------------------------------------- the run
+
+
+def load_training_dataset(run: Any, data_path: str | os.PathLike | None = None) -> Any:
+    """The run's training dataset; InputError when missing or of other content (hash)."""
+    from surrogate.datasets.reader import read_dataset
+
+    recorded = run.dataset.get("path")
+    path = Path(data_path) if data_path is not None else Path(str(recorded))
+    if not path.is_file():
+        raise InputError(f"training dataset {path} of run {run.path} not found; pass --data "
+                         f"PATH to the file it was trained on")
+    dataset = read_dataset(path)
+    expected = run.dataset.get("content_hash")
+    if dataset.content_hash != expected:
+        raise InputError(f"{path} is not the dataset run {run.path} was trained on (content "
+                         f"hash {dataset.content_hash[:19]}…, the run records "
+                         f"{str(expected)[:19]}…)")
+    if dataset.kind != "sequence":
+        raise InputError(f"{path} is a {dataset.kind} dataset, not a sequence one")
+    return dataset
+
+
+def run_info(run: Any, dataset: Any) -> dict[str, Any]:
+    """Path, model, training dataset and training-time test errors of a sequence run."""
+    config = run.model_config
+    metrics = run.metrics or {}
+    return {"path": str(run.path), "arch": config.arch, "hidden": config.hidden,
+            "readout": config.readout, "dt": config.dt, "learn_dt": config.learn_dt,
+            "problem": dataset.problem, "recipe_kind": (dataset.recipe or {}).get("kind"),
+            "training_recipe": dataset.recipe,
+            "dataset": {"path": str(dataset.path), "content_hash": dataset.content_hash,
+                        "steps": int(dataset.inputs.shape[1]),
+                        "input_names": list(dataset.input_names),
+                        "target_names": list(dataset.target_names)},
+            "training_test_error": (metrics.get("sequence_relative_l2_error") or {}).get("test")}
+
+
+def check_vtk(plan: SetPlan, run: Any, sample: int) -> None:
+    """InputError unless ``--vtk`` can be written (maxwell-td, seq-to-seq, sample exists)."""
+    if plan.kind not in SPATIAL_RECIPES or plan.recipe is None:
+        raise InputError(f"--vtk needs a spatial field; {plan.kind or 'this'!r} sequences have "
+                         f"none (only {', '.join(SPATIAL_RECIPES)} data)")
+    if "unseen-signals" not in plan.sets:
+        raise InputError("--vtk shows a sample of the unseen-signals set; add --set "
+                         "unseen-signals")
+    if run.model_config.readout != "sequence":
+        raise InputError("--vtk needs a seq-to-seq run (readout 'sequence') to show E over time")
+    if sample >= plan.samples.size:
+        raise InputError(f"--sample {sample}: expected 0 <= sample < {plan.samples.size} "
+                         f"(the size of the unseen-signals set)")
+
+
+def thread_info() -> dict[str, Any]:
+    """Torch's intra-op thread count and the OMP/MKL environment."""
+    import torch
+
+    return {"torch": torch.get_num_threads(),
+            **{k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}}
+
+
+def prepare(run: Any, options: SequenceEvaluationOptions, *, data_path: Any = None,
+            vtk: bool = False) -> SetPlan:
+    """Load and check the dataset and plan the sets (every user error, no simulation)."""
+    if getattr(run.model_config, "readout", None) is None:
+        raise InputError(f"run {run.path} is not a sequence run")
+    dataset = load_training_dataset(run, data_path)
+    plan = plan_sets(dataset, sets=options.sets, fresh=options.fresh,
+                     max_sequences=options.max_sequences, horizon_factor=options.horizon_factor,
+                     material_seed=options.material_seed,
+                     material_ranges=parse_material_ranges(options.material_ranges))
+    if vtk:
+        check_vtk(plan, run, options.sample)
+    return plan
+
+
+def evaluate_set(run: Any, built: SequenceSet, batch_size: int | None) -> SetResult:
+    """Predict one set and measure it."""
+    start = time.perf_counter()
+    prediction = np.asarray(run.predict(built.inputs, batch_size=batch_size), dtype=float)
+    seconds = time.perf_counter() - start
+    target = np.asarray(readout_targets(built.targets, run.model_config.readout), dtype=float)
+    return SetResult(built, prediction, target, set_record(built, prediction, target, seconds))
+
+
+def evaluate_sequence_run(run: Any, options: SequenceEvaluationOptions, *,
+                          plan: SetPlan | None = None, data_path: Any = None,
+                          vtk_dir: str | os.PathLike | None = None,
+                          on_progress: Any = None) -> SequenceEvaluation:
+    """Build the sets of :func:`prepare`, predict, measure; optionally write the VTK files."""
+    from surrogate.evaluation.static import _device_description, resolve_inference_device
+
+    progress = on_progress or (lambda done, total, description: None)
+    started = time.perf_counter()
+    plan = plan or prepare(run, options, data_path=data_path, vtk=vtk_dir is not None)
+    device = resolve_inference_device(options.device)
+    run.model.to(device)
+    # the first call pays torch's lazy initialisation; keep it out of the timings
+    run.predict(np.zeros((1, 2, run.model_config.in_features)))
+    results: dict[str, SetResult] = {}
+    total = len(plan.sets) + (1 if vtk_dir is not None else 0)
+    for done, name in enumerate(plan.sets):
+        def report(d: int, t: int, what: str, name: str = name, done: int = done) -> None:
+            progress(done, total, f"{name}: {what}")
+
+        progress(done, total, f"{name}: generating")
+        built = build_set(plan, name, report)
+        progress(done, total, f"{name}: predicting {len(built.inputs)} sequences")
+        results[name] = evaluate_set(run, built, options.batch_size)
+    vtk = None
+    if vtk_dir is not None:
+        from surrogate.evaluation.sequence_vtk import write_sequence_vtk
+
+        progress(total - 1, total, "VTK files")
+        vtk = write_sequence_vtk(Path(vtk_dir), plan, results["unseen-signals"], options.sample,
+                                 options.vtk_every)
+    progress(total, total, "done")
+    timings = {"total": time.perf_counter() - started,
+               **{f"{n}.generate": r.set.seconds for n, r in results.items()},
+               **{f"{n}.predict": r.record["seconds"]["predict"] for n, r in results.items()}}
+    return SequenceEvaluation(run=run_info(run, plan.dataset), options=options, plan=plan,
+                              results=results, timings=timings, threads=thread_info(),
+                              notes=list(plan.notes), vtk=vtk,
+                              inference_device=_device_description(device))
+
+
+__all__ = ["SequenceEvaluationOptions", "SequenceEvaluation", "SetResult",
+           "evaluate_sequence_run", "prepare", "load_training_dataset", "error_over_time",
+           "relative_error_over_time", "window_errors", "rms_per_sequence", "set_record",
+           "check_vtk", "SPATIAL_RECIPES", "MAX_VTK_FRAMES"]

@@ -1,0 +1,439 @@
+"""Evaluation sets of a sequence run, rebuilt in memory from its dataset's recipe (issue 6).
+
+Every set is a batch of whole sequences the run never trained on:
+
+- ``unseen-signals``: the file's test split, plus ``fresh = m`` sequences regenerated beyond
+  the file (maxwell-td: samples n … n + m − 1 of the recipe, each with its own spawned signal
+  seed and a material of the training pool; fitzhugh-nagumo, adding: rows n_test …
+  n_test + m − 1 of the test split's seed stream). ``source`` says which.
+- ``unseen-materials`` (maxwell-td only): the same samples (the same signals) with a new
+  material pool: ``n_materials`` triples drawn by the materials stream of ``material_seed``
+  (default seed + 1), in the recipe's ranges or in ``material_ranges`` (extrapolation);
+  sample i uses triple i mod n_materials, as in the file.
+- ``longer-horizon``: the same samples over ``horizon_factor`` × the trained length, no
+  recipe change needed: maxwell-td ``steps`` × f with the same seed (the same sequences
+  extended: the first T_train entries are the file's rows); fitzhugh-nagumo the same initial
+  states over f × ``t_end`` with the same Δt = t_end/steps; adding sequences of length f × T
+  from the same seeds (the values extend, the markers are redrawn in the new halves, so these
+  are new, longer problems read at their last step).
+
+A dataset whose recipe kind has no generator here gives ``unseen-signals`` from its test
+split only. Nothing is written to disk.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from surrogate.core.errors import InputError
+
+ProgressCallback = Callable[[int, int, str], None]
+
+SET_NAMES = ("unseen-signals", "unseen-materials", "longer-horizon")
+SETS_BY_RECIPE = {
+    "maxwell-td": SET_NAMES,
+    "fitzhugh-nagumo": ("unseen-signals", "longer-horizon"),
+    "adding": ("unseen-signals", "longer-horizon"),
+}
+MATERIAL_NAMES = ("eps", "mu", "sigma")
+
+
+@dataclass(frozen=True)
+class SequenceSet:
+    """One evaluation set: inputs (n, T, d), targets (n, T, k) or (n, 1, k), time (T,).
+
+    ``samples`` are the sequences' ids (maxwell-td: sample index of the recipe; fitzhugh-
+    nagumo, adding: row in the test split's seed stream; other recipes: file row).
+    """
+
+    name: str
+    inputs: np.ndarray
+    targets: np.ndarray
+    time: np.ndarray
+    samples: np.ndarray
+    source: str
+    recipe: dict[str, Any] | None = None
+    trained_steps: int | None = None
+    materials: np.ndarray | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class SetPlan:
+    """What will be built: the recipe, the sample ids shared by every set, the set names."""
+
+    dataset: Any
+    recipe: Any
+    kind: str
+    samples: np.ndarray
+    in_file: int
+    sets: tuple[str, ...]
+    horizon_factor: float = 2.0
+    material_seed: int | None = None
+    material_ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def fresh(self) -> np.ndarray:
+        """Sample ids regenerated beyond the file."""
+        return self.samples[self.in_file:]
+
+
+# ------------------------------------------------------------------------------- the plan
+
+
+def recipe_of(dataset: Any) -> tuple[str, Any]:
+    """(recipe kind, typed recipe or None when no generator is registered for the kind)."""
+    from surrogate.datasets.generators import RECIPE_KINDS
+    from surrogate.datasets.recipes import recipe_from_dict
+
+    kind = str((dataset.recipe or {}).get("kind", ""))
+    if kind not in SETS_BY_RECIPE:
+        return kind, None
+    return kind, recipe_from_dict(RECIPE_KINDS[kind][0], dataset.recipe)
+
+
+def file_test_samples(dataset: Any, kind: str) -> np.ndarray:
+    """Sample ids of the file's test split (see :class:`SequenceSet`)."""
+    rows = np.asarray(dataset.splits.get("test", np.zeros(0, np.int64)), dtype=np.int64)
+    if kind in ("fitzhugh-nagumo", "adding"):
+        return rows - (len(dataset) - int(dataset.recipe["n_test"]))
+    return rows
+
+
+def fresh_samples(dataset: Any, kind: str, fresh: int) -> np.ndarray:
+    """Sample ids of ``fresh`` sequences not in the file (see the module docstring)."""
+    start = int(dataset.recipe["n_test"]) if kind in ("fitzhugh-nagumo", "adding") \
+        else len(dataset)
+    return np.arange(start, start + fresh, dtype=np.int64)
+
+
+def choose_sets(kind: str, requested: Sequence[str] | None) -> tuple[str, ...]:
+    """The sets to build: ``requested`` (checked against the recipe kind) or all it allows."""
+    allowed = SETS_BY_RECIPE.get(kind, ("unseen-signals",))
+    if not requested:
+        return allowed
+    for name in requested:
+        if name not in SET_NAMES:
+            raise InputError(f"unknown evaluation set {name!r}; choose from: "
+                             f"{', '.join(SET_NAMES)}")
+        if name not in allowed:
+            raise InputError(f"set {name!r} is not available for {kind or 'unknown'!r} data "
+                             f"(available: {', '.join(allowed)})")
+    return tuple(dict.fromkeys(requested))
+
+
+def plan_sets(dataset: Any, *, sets: Sequence[str] | None = None, fresh: int = 0,
+              max_sequences: int | None = None, horizon_factor: float = 2.0,
+              material_seed: int | None = None,
+              material_ranges: dict[str, tuple[float, float]] | None = None) -> SetPlan:
+    """Check the options against the dataset and fix the samples; no simulation yet."""
+    kind, recipe = recipe_of(dataset)
+    notes: list[str] = []
+    if recipe is None:
+        notes.append(f"recipe kind {kind or 'unknown'!r} cannot be regenerated: only the file's "
+                     "test split is evaluated (unseen-signals)")
+        if fresh:
+            raise InputError(f"--fresh needs a recipe that can be regenerated; {dataset.path} "
+                             f"has recipe kind {kind or 'unknown'!r}")
+    names = choose_sets(kind if recipe is not None else "", sets)
+    in_file = file_test_samples(dataset, kind)
+    samples = np.concatenate([in_file, fresh_samples(dataset, kind, fresh)]) \
+        if recipe is not None else in_file
+    if max_sequences is not None:
+        samples = samples[:max_sequences]
+    if samples.size == 0:
+        hint = "; give --fresh N to regenerate N new sequences" if recipe is not None else ""
+        raise InputError(f"{dataset.path} has an empty test split: nothing unseen to evaluate "
+                         f"on{hint}")
+    check_memory(dataset, samples.size, horizon_factor if "longer-horizon" in names else 1.0)
+    if material_ranges and "unseen-materials" not in names:
+        raise InputError("--material-range applies to the unseen-materials set (maxwell-td "
+                         "data) only")
+    if "unseen-materials" in names and not material_ranges \
+            and all(low == high for low, high in (recipe.eps, recipe.mu, recipe.sigma)):
+        notes.append("the recipe fixes eps, mu and sigma: unseen-materials repeats the training "
+                     "material (give --material-range NAME=LOW,HIGH for new ones)")
+    return SetPlan(dataset=dataset, recipe=recipe, kind=kind, samples=samples,
+                   in_file=int(min(len(in_file), len(samples))), sets=names,
+                   horizon_factor=float(horizon_factor), material_seed=material_seed,
+                   material_ranges=dict(material_ranges or {}), notes=notes)
+
+
+def parse_material_ranges(texts: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """``["eps=2,3", "sigma=0.5"]`` -> {"eps": (2.0, 3.0), "sigma": (0.5, 0.5)}, checked."""
+    from surrogate.datasets.maxwell_td import parse_range
+
+    ranges: dict[str, tuple[float, float]] = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        name = name.strip()
+        if not sep or name not in MATERIAL_NAMES:
+            raise InputError(f"--material-range {text!r}: expected NAME=LOW,HIGH with NAME one "
+                             f"of {', '.join(MATERIAL_NAMES)} (e.g. 'eps=2,3')")
+        ranges[name] = parse_range(name, value, 0.0, strict=name != "sigma")
+    return ranges
+
+
+def check_memory(dataset: Any, sequences: int, factor: float) -> None:
+    """InputError when a set (inputs, targets, prediction in float64) would not fit in memory."""
+    from surrogate.core.limits import memory_budget, size_text
+
+    steps = longer_steps(int(dataset.inputs.shape[1]), factor) if factor > 1 \
+        else int(dataset.inputs.shape[1])
+    needed = 8 * sequences * steps * (dataset.inputs.shape[2] + 2 * dataset.targets.shape[2])
+    if needed > memory_budget():
+        raise InputError(f"{sequences} sequences of {steps} steps need about "
+                         f"{size_text(needed)}, more than the {size_text(memory_budget())} "
+                         f"this evaluation may use; lower --max-sequences or --horizon-factor")
+
+
+def longer_steps(steps: int, factor: float) -> int:
+    """⌈steps · factor⌉ rounded to an integer, at least steps + 1."""
+    return max(steps + 1, int(round(steps * factor)))
+
+
+def _stored(array: np.ndarray, dtype: str) -> np.ndarray:
+    """``array`` as the file would store it (the recipe's dtype)."""
+    return np.ascontiguousarray(array, dtype=dtype)
+
+
+def _file_rows(plan: SetPlan) -> np.ndarray:
+    """File rows of the in-file samples."""
+    rows = np.asarray(plan.dataset.splits["test"], dtype=np.int64)
+    return rows[:plan.in_file]
+
+
+# ------------------------------------------------------------------------------ maxwell-td
+
+
+def maxwell_td_recipe(plan: SetPlan, **changes: Any) -> Any:
+    """The training recipe with room for the fresh samples (n) and ``changes`` applied."""
+    n = max(plan.recipe.n, int(plan.samples.max()) + 1)
+    return dataclasses.replace(plan.recipe, n=n, **changes)
+
+
+def maxwell_td_setup(plan: SetPlan) -> Any:
+    """The recipe's shared mesh, operators and probes, built once per plan."""
+    from surrogate.datasets.maxwell_td import build_setup
+
+    if "setup" not in plan.cache:
+        plan.cache["setup"] = build_setup(maxwell_td_recipe(plan))
+    return plan.cache["setup"]
+
+
+def new_material_pool(plan: SetPlan) -> tuple[np.ndarray, dict[str, Any]]:
+    """(n_materials, 3) triples of the materials stream of ``material_seed`` and the recipe
+    fields that drew them (ranges possibly replaced by ``material_ranges``)."""
+    from surrogate.datasets.maxwell_td import material_pool
+
+    seed = plan.recipe.seed + 1 if plan.material_seed is None else plan.material_seed
+    drawn = dataclasses.replace(plan.recipe, seed=seed, **plan.material_ranges)
+    fields = {"material_seed": seed, **{k: list(getattr(drawn, k)) for k in MATERIAL_NAMES}}
+    return material_pool(drawn), fields
+
+
+def _simulate(setup: Any, samples: np.ndarray, progress: ProgressCallback
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """inputs and targets of ``samples`` (never empty: plans have at least one sample)."""
+    from surrogate.datasets.maxwell_td import simulate_samples
+
+    return simulate_samples(setup, samples, progress)
+
+
+def maxwell_td_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
+    """The file's test rows plus fresh samples n, n + 1, … (training materials)."""
+    data, recipe = plan.dataset, plan.recipe
+    rows = _file_rows(plan)
+    inputs, targets = data.inputs[rows], data.targets[rows]
+    if plan.fresh.size:
+        fresh_inputs, fresh_targets = _simulate(maxwell_td_setup(plan), plan.fresh, progress)
+        inputs = np.concatenate([inputs, _stored(fresh_inputs, recipe.dtype)])
+        targets = np.concatenate([targets, _stored(fresh_targets, recipe.dtype)])
+    source = _signals_source(plan, "samples")
+    return SequenceSet("unseen-signals", inputs, targets, recipe.time, plan.samples, source,
+                       recipe=maxwell_td_recipe(plan).to_dict() if plan.fresh.size else None,
+                       materials=inputs[:, 0, 1:4])
+
+
+def maxwell_td_materials(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
+    """The same samples with the material pool of another seed (or other ranges)."""
+    pool, fields = new_material_pool(plan)
+    setup = dataclasses.replace(maxwell_td_setup(plan), materials=pool)
+    inputs, targets = _simulate(setup, plan.samples, progress)
+    recipe = {**maxwell_td_recipe(plan).to_dict(), **fields}
+    source = (f"samples {_ids(plan.samples)} (the unseen-signals ones) with n_materials="
+              f"{plan.recipe.n_materials} new triples drawn by the materials stream of seed "
+              f"{fields['material_seed']}")
+    return SequenceSet("unseen-materials", _stored(inputs, plan.recipe.dtype),
+                       _stored(targets, plan.recipe.dtype), plan.recipe.time, plan.samples,
+                       source, recipe=recipe, materials=inputs[:, 0, 1:4])
+
+
+def maxwell_td_horizon(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
+    """The same samples over ``steps`` × factor steps (the same sequences, extended)."""
+    steps = longer_steps(plan.recipe.steps, plan.horizon_factor)
+    longer = maxwell_td_recipe(plan, steps=steps)
+    setup = dataclasses.replace(maxwell_td_setup(plan), recipe=longer)
+    inputs, targets = _simulate(setup, plan.samples, progress)
+    source = (f"samples {_ids(plan.samples)} over {steps} steps instead of "
+              f"{plan.recipe.steps} (same seed: the same sequences, extended)")
+    return SequenceSet("longer-horizon", _stored(inputs, plan.recipe.dtype),
+                       _stored(targets, plan.recipe.dtype), longer.time, plan.samples, source,
+                       recipe=longer.to_dict(), trained_steps=plan.recipe.steps + 1,
+                       materials=inputs[:, 0, 1:4])
+
+
+# ------------------------------------------------------------------------ fitzhugh-nagumo
+
+
+def stream_seeds(recipe: Any, samples: np.ndarray) -> list[np.random.SeedSequence]:
+    """The test split's per-sequence SeedSequences of rows ``samples`` (may exceed n_test)."""
+    from surrogate.datasets.sequence_benchmarks import sequence_seeds
+
+    sizes = {"train": recipe.n_train, "val": recipe.n_val,
+             "test": max(recipe.n_test, int(samples.max()) + 1)}
+    seeds = sequence_seeds(recipe.seed, sizes)["test"]
+    return [seeds[int(j)] for j in samples]
+
+
+def fitzhugh_nagumo_arrays(recipe: Any, samples: np.ndarray
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """inputs v(t_n), targets v(t_{n+1}) (n, steps, 1) and time t_0 … t_{steps−1}."""
+    from surrogate.datasets.sequence_benchmarks import (
+        fitzhugh_nagumo_times,
+        initial_v,
+        integrate_fitzhugh_nagumo,
+    )
+
+    times = fitzhugh_nagumo_times(recipe)
+    if samples.size == 0:
+        empty = np.zeros((0, recipe.steps, 1))
+        return empty, empty, times[:-1]
+    v = integrate_fitzhugh_nagumo(initial_v(stream_seeds(recipe, samples)), times,
+                                  recipe)[0][:, :, None]
+    return _stored(v[:, :-1], recipe.dtype), _stored(v[:, 1:], recipe.dtype), times[:-1]
+
+
+def fitzhugh_nagumo_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
+    """The file's test rows plus fresh initial states of the test seed stream."""
+    rows = _file_rows(plan)
+    progress(0, 1, f"integrating {plan.fresh.size} fresh sequences")
+    inputs, targets, _ = fitzhugh_nagumo_arrays(plan.recipe, plan.fresh)
+    return SequenceSet("unseen-signals", np.concatenate([plan.dataset.inputs[rows], inputs]),
+                       np.concatenate([plan.dataset.targets[rows], targets]),
+                       np.asarray(plan.dataset.time), plan.samples,
+                       _signals_source(plan, "test-stream rows"),
+                       recipe=plan.recipe.to_dict() if plan.fresh.size else None)
+
+
+def fitzhugh_nagumo_horizon(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
+    """The same initial states over f × t_end with the same Δt."""
+    recipe = plan.recipe
+    steps = longer_steps(recipe.steps, plan.horizon_factor)
+    longer = dataclasses.replace(recipe, steps=steps, t_end=recipe.t_end * steps / recipe.steps)
+    progress(0, 1, f"integrating {plan.samples.size} sequences over {steps} steps")
+    inputs, targets, times = fitzhugh_nagumo_arrays(longer, plan.samples)
+    source = (f"test-stream rows {_ids(plan.samples)} over {steps} steps to t = "
+              f"{longer.t_end:g} instead of {recipe.steps} to {recipe.t_end:g} (same Δt, same "
+              "initial states)")
+    return SequenceSet("longer-horizon", inputs, targets, times, plan.samples, source,
+                       recipe=longer.to_dict(), trained_steps=recipe.steps)
+
+
+# --------------------------------------------------------------------------------- adding
+
+
+def adding_arrays(recipe: Any, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """inputs (n, length, 2) and targets (n, 1, 1) of test-stream rows ``samples``."""
+    from surrogate.datasets.sequence_benchmarks import fill_adding
+
+    inputs = np.zeros((samples.size, recipe.length, 2), dtype=recipe.dtype)
+    if samples.size == 0:
+        return inputs, np.zeros((0, 1, 1))
+    sums = fill_adding(inputs, stream_seeds(recipe, samples))
+    return inputs, sums[:, None, None]
+
+
+def adding_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
+    """The file's test rows plus fresh rows of the test seed stream."""
+    rows = _file_rows(plan)
+    inputs, targets = adding_arrays(plan.recipe, plan.fresh)
+    return SequenceSet("unseen-signals", np.concatenate([plan.dataset.inputs[rows], inputs]),
+                       np.concatenate([plan.dataset.targets[rows], targets]),
+                       np.asarray(plan.dataset.time), plan.samples,
+                       _signals_source(plan, "test-stream rows"),
+                       recipe=plan.recipe.to_dict() if plan.fresh.size else None)
+
+
+def adding_horizon(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
+    """Sequences of length f × T from the same seeds (new markers: new, longer problems)."""
+    length = longer_steps(plan.recipe.length, plan.horizon_factor)
+    longer = dataclasses.replace(plan.recipe, length=length)
+    inputs, targets = adding_arrays(longer, plan.samples)
+    source = (f"test-stream rows {_ids(plan.samples)} with length {length} instead of "
+              f"{plan.recipe.length} (markers redrawn in the new halves)")
+    return SequenceSet("longer-horizon", inputs, targets, np.arange(length, dtype=float),
+                       plan.samples, source, recipe=longer.to_dict(),
+                       trained_steps=plan.recipe.length)
+
+
+# ---------------------------------------------------------------------------- any dataset
+
+
+def file_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
+    """The file's test split as it is (recipes that cannot be regenerated)."""
+    rows = _file_rows(plan)
+    return SequenceSet("unseen-signals", plan.dataset.inputs[rows], plan.dataset.targets[rows],
+                       np.asarray(plan.dataset.time), plan.samples,
+                       f"test split of {plan.dataset.path} (rows {_ids(rows)})")
+
+
+def _ids(values: np.ndarray, limit: int = 6) -> str:
+    """``0, 3, 7`` or ``0, 3, 7, … (40 in all)``."""
+    shown = ", ".join(str(int(v)) for v in values[:limit])
+    return shown if len(values) <= limit else f"{shown}, … ({len(values)} in all)"
+
+
+def _signals_source(plan: SetPlan, what: str) -> str:
+    """Where the unseen-signals sequences come from (file test split and/or regenerated)."""
+    parts = []
+    if plan.in_file:
+        parts.append(f"test split of {plan.dataset.path} ({plan.in_file} sequences)")
+    if plan.fresh.size:
+        parts.append(f"{plan.fresh.size} regenerated {what} {_ids(plan.fresh)} beyond the file")
+    return "; ".join(parts)
+
+
+BUILDERS: dict[str, dict[str, Callable[[SetPlan, ProgressCallback], SequenceSet]]] = {
+    "maxwell-td": {"unseen-signals": maxwell_td_signals, "unseen-materials": maxwell_td_materials,
+                   "longer-horizon": maxwell_td_horizon},
+    "fitzhugh-nagumo": {"unseen-signals": fitzhugh_nagumo_signals,
+                        "longer-horizon": fitzhugh_nagumo_horizon},
+    "adding": {"unseen-signals": adding_signals, "longer-horizon": adding_horizon},
+}
+
+
+def build_set(plan: SetPlan, name: str, on_progress: ProgressCallback | None = None
+              ) -> SequenceSet:
+    """Build set ``name`` of ``plan`` in memory; ``seconds`` is its generation time."""
+    progress = on_progress or (lambda done, total, description: None)
+    builders = BUILDERS.get(plan.kind, {}) if plan.recipe is not None else {}
+    builder = builders.get(name, file_signals if name == "unseen-signals" else None)
+    if builder is None:
+        raise InputError(f"set {name!r} is not available for {plan.kind!r} data")
+    start = time.perf_counter()
+    built = builder(plan, progress)
+    return dataclasses.replace(built, seconds=time.perf_counter() - start)
+
+
+__all__ = ["SET_NAMES", "SETS_BY_RECIPE", "SequenceSet", "SetPlan", "plan_sets", "build_set",
+           "choose_sets", "recipe_of", "longer_steps", "parse_material_ranges",
+           "new_material_pool", "maxwell_td_recipe", "maxwell_td_setup"]

@@ -1,0 +1,87 @@
+"""Sequence models: a recurrent core (LEM, coRNN or torch's LSTM) plus a linear read-out.
+
+Batch first: inputs ``u`` (N, T, d); outputs ``W_o y_n + b_o`` at every step
+(``readout="sequence"``, (N, T, out)) or at the last step only (``readout="last"``,
+(N, out)). The hidden state starts at zero, allocated from the input's device and dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from torch import Tensor, nn
+
+from surrogate.core.errors import InputError
+from surrogate.models.cornn import CoRNNCell
+from surrogate.models.lem import LEMCell, check_sequence_input
+from surrogate.models.sequence_config import SequenceModelConfig
+
+
+class SequenceModel(nn.Module):
+    """Recurrent ``core`` (returns hidden states (N, T, m) first) + linear read-out.
+
+    ``config`` is the :class:`SequenceModelConfig` the model was built from
+    (:func:`build_sequence_model`; None when assembled by hand).
+    """
+
+    def __init__(self, core: nn.Module, in_features: int, hidden: int, out_features: int,
+                 readout: str = "sequence", config: SequenceModelConfig | None = None) -> None:
+        super().__init__()
+        if readout not in ("sequence", "last"):
+            raise InputError(f"unknown readout {readout!r}; choose one of: sequence, last")
+        self.core = core
+        self.in_features = in_features
+        self.readout_mode = readout
+        self.readout = nn.Linear(hidden, out_features)
+        self.config = config
+
+    def learned_dt(self) -> Tensor | None:
+        """Per-unit Δt_i = softplus(ρ_i) (m,) of a core that learns it, else None."""
+        if getattr(self.core, "fixed_dt", 0.0) is None:
+            return self.core.dt
+        return None
+
+    def forward(self, u: Tensor) -> Tensor:
+        """u (N, T, d) -> (N, T, out) for readout "sequence", (N, out) for "last"."""
+        check_sequence_input(u, self.in_features)
+        weight = self.readout.weight
+        if u.dtype != weight.dtype or u.device != weight.device:
+            raise InputError(f"sequence input is {u.dtype} on {u.device} but the model is "
+                             f"{weight.dtype} on {weight.device}; move one with .to()")
+        states = self.core(u)[0]
+        if self.readout_mode == "last":
+            return self.readout(states[:, -1])
+        return self.readout(states)
+
+
+def _lem_core(config: SequenceModelConfig) -> nn.Module:
+    return LEMCell(config.in_features, config.hidden, dt=config.dt, learn_dt=config.learn_dt)
+
+
+def _cornn_core(config: SequenceModelConfig) -> nn.Module:
+    return CoRNNCell(config.in_features, config.hidden, dt=config.dt, gamma=config.gamma,
+                     epsilon=config.epsilon, damping=config.damping, learn_dt=config.learn_dt)
+
+
+def _lstm_core(config: SequenceModelConfig) -> nn.Module:
+    return nn.LSTM(config.in_features, config.hidden, batch_first=True)
+
+
+SEQUENCE_CORES: dict[str, Callable[[SequenceModelConfig], nn.Module]] = {
+    "lem": _lem_core,
+    "cornn": _cornn_core,
+    "lstm": _lstm_core,
+}
+
+
+def build_sequence_model(config: SequenceModelConfig) -> SequenceModel:
+    """The untrained sequence model a config describes (weights from torch's global RNG)."""
+    if not isinstance(config, SequenceModelConfig):
+        raise InputError(f"build_sequence_model needs a SequenceModelConfig, got "
+                         f"{type(config).__name__}")
+    core = SEQUENCE_CORES[config.arch](config)
+    return SequenceModel(core, config.in_features, config.hidden, config.out_features,
+                         config.readout, config)
+
+
+__all__ = ["SequenceModel", "SEQUENCE_CORES", "build_sequence_model"]
