@@ -9,7 +9,7 @@ export OMP_NUM_THREADS ?= 2
 export OPENBLAS_NUM_THREADS ?= 2
 export MKL_NUM_THREADS ?= 2
 
-.PHONY: install demo test lint clean
+.PHONY: install demo test lint docs clean
 
 install: $(STAMP)
 
@@ -37,6 +37,10 @@ test: install
 
 lint: install
 	$(VENV)/bin/ruff check .
+
+# The generated command-line reference (tests/cli/test_cli_reference.py fails when it is stale).
+docs: install
+	$(PY) -m surrogate.cli.reference docs/cli.md
 
 clean:
 	rm -rf $(VENV) demo build *.egg-info

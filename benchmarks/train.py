@@ -6,7 +6,7 @@ the shape of the Maxwell data), learned τ, smooth-relu. Reports the median step
 ratio frac-dnn / resnet at depth 32 (target: <= 3). Prints JSON.
 
 ``--trainer`` times one full-batch epoch of the real training loop instead
-(``surrogate.training.loop.train_epoch``: objective with penalties, per-layer gradient norms,
+(``surrogate.training.epoch.train_epoch``: objective with penalties, per-layer gradient norms,
 Adam step), i.e. what ``surrogate fit`` pays per epoch.
 
 Run: python benchmarks/train.py [--repeats 7] [--threads N] [--trainer]
@@ -21,8 +21,7 @@ import time
 
 import torch
 
-from surrogate.models.config import ModelConfig
-from surrogate.models.registry import build_model
+from surrogate.models.registry import build_model, model_config
 
 ARCHS = ("resnet", "frac-dnn")
 DEPTHS = (2, 6, 32)
@@ -31,12 +30,13 @@ TARGET_RATIO = 3.0
 
 def trainer_step_seconds(arch: str, depth: int, x: torch.Tensor, y: torch.Tensor, warmup: int,
                          repeats: int) -> list[float]:
-    """Wall times of single full-batch epochs of ``surrogate.training.loop.train_epoch``."""
+    """Wall times of single full-batch epochs of ``surrogate.training.epoch.train_epoch``."""
     from surrogate.training.config import TrainConfig
-    from surrogate.training.loop import new_state, train_epoch
+    from surrogate.training.epoch import train_epoch
+    from surrogate.training.state import new_state
 
     torch.manual_seed(0)
-    model = build_model(ModelConfig(arch=arch, in_features=x.shape[1],
+    model = build_model(model_config(arch=arch, in_features=x.shape[1],
                                     out_features=y.shape[1], width=50, depth=depth))
     config = TrainConfig(lr=1e-3, schedule="none")
     state = new_state(model, config, 0)
@@ -53,7 +53,7 @@ def step_seconds(arch: str, depth: int, x: torch.Tensor, y: torch.Tensor, warmup
                  repeats: int) -> list[float]:
     """Wall times of single training steps (zero_grad, forward, MSE, backward, Adam step)."""
     torch.manual_seed(0)
-    model = build_model(ModelConfig(arch=arch, in_features=x.shape[1],
+    model = build_model(model_config(arch=arch, in_features=x.shape[1],
                                     out_features=y.shape[1], width=50, depth=depth))
     optimiser = torch.optim.Adam(model.parameters(), lr=1e-3)
     times = []
@@ -75,7 +75,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=12_000)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--trainer", action="store_true",
-                        help="time epochs of surrogate.training.loop.train_epoch")
+                        help="time epochs of surrogate.training.epoch.train_epoch")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -1,4 +1,4 @@
-"""What every command shares: the console, one-line user errors, interrupts, progress, JSON.
+"""What every command shares: the console, one-line user errors, interrupts, progress.
 
 Interrupts: :func:`install_interrupt_handlers` (called by the entry point) makes SIGTERM raise
 KeyboardInterrupt like Ctrl-C, so that cleanup runs (atomic writers remove their temporary
@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import typer
 from rich.console import Console
 
-from surrogate.core.atomic_files import write_text_atomic
 from surrogate.core.errors import SurrogateError
 
 console = Console()
@@ -166,20 +163,6 @@ def progress_display(quiet: bool = False) -> Iterator[ProgressCallback]:
             bar.update(task, completed=done, total=total, description=description)
 
         yield update
-
-
-def write_json_atomic(path: Path, payload: Any) -> None:
-    """Write JSON to ``path`` through a temporary file and a rename."""
-    write_text_atomic(path, json.dumps(payload, indent=2, default=_json_default) + "\n")
-
-
-def _json_default(value: Any) -> Any:
-    """Convert numpy scalars/arrays and paths for ``json.dump``."""
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if isinstance(value, Path):
-        return str(value)
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 def parse_levels(text: str) -> list[int]:

@@ -10,22 +10,23 @@ from typing import Annotated, Any
 import typer
 
 from surrogate.cli.common import console, progress_display, user_errors
+from surrogate.cli.dataset_options import (
+    DTypeOption,
+    JsonOption,
+    QuietOption,
+    RecipeOption,
+    SeedOption,
+    resolve_recipe,
+    summary_path,
+)
 from surrogate.cli.maxwell_td_commands import gen_maxwell_td
+from surrogate.cli.sequence_data_commands import gen_adding, gen_fitzhugh_nagumo
+from surrogate.core.json_files import json_text
 
 
 class Source(str, Enum):
     exact = "exact"
     fem = "fem"
-
-
-class DType(str, Enum):
-    float64 = "float64"
-    float32 = "float32"
-
-
-def _summary_path(out: Path) -> Path:
-    """The JSON summary written next to a dataset: ``<out>.json``."""
-    return out.with_name(out.name + ".json")
 
 
 def _print_run_summary(summary: dict[str, Any]) -> None:
@@ -104,7 +105,7 @@ def gen_maxwell(
     n: Annotated[
         int | None, typer.Option("-n", "--n-samples", help="Number of samples. \\[default: 12000]")
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="Random seed. \\[default: 0]")] = None,
+    seed: SeedOption = None,
     source: Annotated[
         Source | None, typer.Option(help="Targets from the exact solution or the FEM solve.")
     ] = None,
@@ -118,37 +119,30 @@ def gen_maxwell(
     split: Annotated[
         str | None, typer.Option(help="train,val,test fractions. \\[default: 0.8,0.1,0.1]")
     ] = None,
-    dtype: Annotated[
-        DType | None, typer.Option(help="Stored float type. \\[default: float64]")
-    ] = None,
-    recipe: Annotated[
-        Path | None, typer.Option(help="TOML recipe file; flags given here override it.")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
+    dtype: DTypeOption = None,
+    recipe: RecipeOption = None,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Sample the static Maxwell problem into an HDF5 dataset (+ <out>.json summary).
 
     Example: surrogate gen-data maxwell --domain cylinder -n 12000 --seed 0 -o data/maxwell.h5
     """
-    from surrogate.datasets import MaxwellRecipe, generate_dataset, load_recipe_toml
-    from surrogate.datasets.recipes import recipe_from_dict
+    from surrogate.datasets.generators import generate_dataset
+    from surrogate.datasets.recipes import MaxwellRecipe
+    from surrogate.fem.domains import get_domain
 
     with user_errors():
-        values: dict[str, Any] = load_recipe_toml(recipe) if recipe is not None else {}
         flags = {"domain": domain, "n": n, "seed": seed, "level": level, "noise": noise,
                  "split": split, "source": source.value if source else None,
                  "dtype": dtype.value if dtype else None}
-        values.update({k: v for k, v in flags.items() if v is not None})
-        resolved = recipe_from_dict(MaxwellRecipe, values)
-        from surrogate.fem.domains import get_domain
-
+        resolved = resolve_recipe(MaxwellRecipe, recipe, flags)
         get_domain(resolved.domain)  # unknown names fail before any work
         with progress_display(quiet) as on_progress:
             summary = generate_dataset(resolved, out, on_progress=on_progress,
-                                       summary_path=_summary_path(out))
+                                       summary_path=summary_path(out))
     if as_json:
-        typer.echo(json.dumps(summary, indent=2))
+        typer.echo(json_text(summary), nl=False)
     elif not quiet:
         console.print(f"wrote {out} ({summary['inputs_shape'][0]} samples, "
                       f"{summary['content_hash'][:19]}...)", highlight=False)
@@ -172,15 +166,11 @@ def gen_toy(
     noise: Annotated[float | None, typer.Option(
         help="Gaussian noise σ: on the targets (sine) or on the input coordinates (others). "
         "\\[default: circles 0.2, else 0]")] = None,
-    seed: Annotated[int | None, typer.Option(help="Random seed. \\[default: 0]")] = None,
-    dtype: Annotated[
-        DType | None, typer.Option(help="Stored float type. \\[default: float64]")
-    ] = None,
-    recipe: Annotated[
-        Path | None, typer.Option(help="TOML recipe file; flags given here override it.")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
+    seed: SeedOption = None,
+    dtype: DTypeOption = None,
+    recipe: RecipeOption = None,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Sample a toy dataset of the paper experiments into an HDF5 dataset (+ <out>.json).
 
@@ -189,21 +179,19 @@ def gen_toy(
 
     Example: surrogate gen-data toy circles -o data/circles.h5 --seed 0
     """
-    from surrogate.datasets import generate_dataset, load_recipe_toml
-    from surrogate.datasets.recipes import ToyRecipe, recipe_from_dict
+    from surrogate.datasets.generators import generate_dataset
+    from surrogate.datasets.recipes import ToyRecipe
 
     with user_errors():
-        values: dict[str, Any] = load_recipe_toml(recipe) if recipe is not None else {}
         flags = {"name": name, "n_train": n_train, "n_val": n_val, "n_test": n_test,
                  "noise": noise, "seed": seed, "dtype": dtype.value if dtype else None}
-        values.update({k: v for k, v in flags.items() if v is not None})
-        resolved = recipe_from_dict(ToyRecipe, values)
+        resolved = resolve_recipe(ToyRecipe, recipe, flags)
         out = out if out is not None else Path("data") / f"{resolved.name}.h5"
         with progress_display(quiet) as on_progress:
             summary = generate_dataset(resolved, out, on_progress=on_progress,
-                                       summary_path=_summary_path(out))
+                                       summary_path=summary_path(out))
     if as_json:
-        typer.echo(json.dumps(summary, indent=2))
+        typer.echo(json_text(summary), nl=False)
     elif not quiet:
         splits = ", ".join(f"{k} {v}" for k, v in summary["splits"].items())
         console.print(f"wrote {out} ({resolved.name}: {splits}; "
@@ -226,7 +214,7 @@ def info(
     with user_errors():
         summary = describe(path)
     if as_json:
-        typer.echo(json.dumps(summary, indent=2))
+        typer.echo(json_text(summary), nl=False)
     elif not quiet:
         (_print_run_summary if summary.get("kind") == "run" else _print_dataset_summary)(summary)
 
@@ -234,10 +222,10 @@ def info(
 def describe(path: Path) -> dict[str, Any]:
     """The summary dict of ``path``: a run directory (``kind`` "run") or a dataset file."""
     if Path(path).is_dir():
-        from surrogate.runs.store import run_summary
+        from surrogate.runs.load import run_summary
 
         return run_summary(path)
-    from surrogate.datasets import dataset_summary
+    from surrogate.datasets.summary import dataset_summary
 
     return dataset_summary(path)
 
@@ -248,9 +236,7 @@ def register(app: typer.Typer) -> None:
     gen_app.command("maxwell")(gen_maxwell)
     gen_app.command("toy")(gen_toy)
     gen_app.command("maxwell-td")(gen_maxwell_td)
-    from surrogate.cli import sequence_data_commands as sequence  # imports this module
-
-    gen_app.command("fitzhugh-nagumo")(sequence.gen_fitzhugh_nagumo)
-    gen_app.command("adding")(sequence.gen_adding)
+    gen_app.command("fitzhugh-nagumo")(gen_fitzhugh_nagumo)
+    gen_app.command("adding")(gen_adding)
     app.add_typer(gen_app, name="gen-data")
     app.command("info")(info)

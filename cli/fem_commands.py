@@ -12,8 +12,8 @@ from surrogate.cli.common import (
     parse_levels,
     progress_display,
     user_errors,
-    write_json_atomic,
 )
+from surrogate.core.json_files import json_text, write_json_file
 
 
 # --method/--solver are plain strings with the choices as metavar (listed by --help) and are
@@ -47,7 +47,6 @@ def convergence(
 
     Example: surrogate fem convergence --domain cube --levels 1-4 --method best --out conv.json
     """
-    import json
 
     from surrogate import __version__
     from surrogate.fem.convergence import check_study_options, convergence_study
@@ -67,9 +66,9 @@ def convergence(
         payload = {"study": "fem-convergence", "version": __version__, "options": options,
                    "rows": rows}
         if out is not None:
-            write_json_atomic(out, payload)
+            write_json_file(out, payload)
     if as_json:
-        typer.echo(json.dumps(payload, indent=2))
+        typer.echo(json_text(payload), nl=False)
     elif not quiet:
         _print_table(options, rows)
         if out is not None:

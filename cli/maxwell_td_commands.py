@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
-import json
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from surrogate.cli.common import console, interrupt_exit, progress_display, user_errors
+from surrogate.cli.dataset_options import (
+    DTypeOption,
+    JsonOption,
+    QuietOption,
+    RecipeOption,
+    SeedOption,
+    resolve_recipe,
+    summary_path,
+)
+from surrogate.core.json_files import json_text
 
 
 class Signal(str, Enum):
     pulse = "pulse"
     bandlimited = "bandlimited"
     mixed = "mixed"
-
-
-class DType(str, Enum):
-    float64 = "float64"
-    float32 = "float32"
 
 
 def gen_maxwell_td(
@@ -64,11 +68,9 @@ def gen_maxwell_td(
         help="Dipole width (std of the Gaussian J₀). \\[default: 0.1]")] = None,
     split: Annotated[str | None, typer.Option(
         help="train,val,test fractions. \\[default: 0.8,0.1,0.1]")] = None,
-    seed: Annotated[int | None, typer.Option(help="Random seed. \\[default: 0]")] = None,
-    dtype: Annotated[DType | None, typer.Option(
-        help="Stored float type. \\[default: float64]")] = None,
-    recipe: Annotated[Path | None, typer.Option(
-        help="TOML recipe file; flags given here override it.")] = None,
+    seed: SeedOption = None,
+    dtype: DTypeOption = None,
+    recipe: RecipeOption = None,
     workers: Annotated[int, typer.Option(
         help="Local worker processes for the FEM runs (one per material); the file is the "
         "same for any number.", min=1)] = 1,
@@ -81,8 +83,8 @@ def gen_maxwell_td(
     resume: Annotated[bool, typer.Option(
         "--resume", help="Continue an interrupted generation of the same recipe from the "
         "samples its partial file .<out>.partial holds (checked first).")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Simulate time-domain Maxwell in a PEC cavity into a sequence dataset (+ <out>.json).
 
@@ -102,14 +104,13 @@ def gen_maxwell_td(
 
     Example: surrogate gen-data maxwell-td -n 4096 --scheduler tcp://head:8786 --resume
     """
-    from surrogate.datasets import generate_dataset, load_recipe_toml
     from surrogate.datasets.executors import open_executor
+    from surrogate.datasets.generators import generate_dataset
     from surrogate.datasets.maxwell_td import MaxwellTDRecipe
-    from surrogate.datasets.recipes import recipe_from_dict
     from surrogate.datasets.streaming import GenerationInterrupted
+    from surrogate.fem.domains import get_domain
 
     with user_errors():
-        values: dict[str, Any] = load_recipe_toml(recipe) if recipe is not None else {}
         flags = {"domain": domain, "level": level, "n": n, "steps": steps, "dt": dt,
                  "probes": probes, "probe_points": probe_points, "eps": eps, "mu": mu,
                  "sigma": sigma, "n_materials": n_materials,
@@ -117,23 +118,20 @@ def gen_maxwell_td(
                  "width": width, "delay": delay, "source_centre": source_centre,
                  "source_width": source_width, "split": split, "seed": seed,
                  "dtype": dtype.value if dtype else None}
-        values.update({k: v for k, v in flags.items() if v is not None})
-        resolved = recipe_from_dict(MaxwellTDRecipe, values)
-        from surrogate.fem.domains import get_domain
-
+        resolved = resolve_recipe(MaxwellTDRecipe, recipe, flags)
         get_domain(resolved.domain)  # unknown names fail before any work
         try:
             with open_executor(workers, scheduler, dask_cluster) as executor, \
                     progress_display(quiet) as on_progress:
                 summary = generate_dataset(resolved, out, on_progress=on_progress,
-                                           summary_path=out.with_name(out.name + ".json"),
+                                           summary_path=summary_path(out),
                                            executor=executor, resume=resume)
         except GenerationInterrupted as stop:
             detail = (f"kept {stop.rows}/{stop.n} samples in {stop.partial}; continue with "
                       "--resume" if stop.partial is not None else "no sample written yet")
             raise interrupt_exit(detail) from None
     if as_json:
-        typer.echo(json.dumps(summary, indent=2))
+        typer.echo(json_text(summary), nl=False)
     elif not quiet:
         shape = summary["inputs_shape"]
         console.print(f"wrote {out} ({shape[0]} sequences × {shape[1]} steps, "

@@ -3,40 +3,39 @@ benchmarks (datasets/sequence_benchmarks.py) as HDF5 datasets."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from surrogate.cli.common import console, progress_display, user_errors
-from surrogate.cli.data_commands import DType, _summary_path
-
-SeedOption = Annotated[int | None, typer.Option(help="Random seed. \\[default: 0]")]
-DTypeOption = Annotated[DType | None, typer.Option(help="Stored float type. \\[default: float64]")]
-RecipeOption = Annotated[
-    Path | None, typer.Option(help="TOML recipe file; flags given here override it.")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")]
+from surrogate.cli.dataset_options import (
+    DTypeOption,
+    JsonOption,
+    QuietOption,
+    RecipeOption,
+    SeedOption,
+    resolve_recipe,
+    summary_path,
+)
+from surrogate.core.json_files import json_text
 
 
 def _generate(recipe_type: type, recipe: Path | None, flags: dict[str, Any], out: Path,
               quiet: bool) -> dict[str, Any]:
     """Resolve the recipe (TOML file, then flags), generate, write ``out`` and its summary."""
-    from surrogate.datasets import generate_dataset, load_recipe_toml, recipe_from_dict
+    from surrogate.datasets.generators import generate_dataset
 
-    values: dict[str, Any] = load_recipe_toml(recipe) if recipe is not None else {}
-    values.update({k: v for k, v in flags.items() if v is not None})
-    resolved = recipe_from_dict(recipe_type, values)
+    resolved = resolve_recipe(recipe_type, recipe, flags)
     with progress_display(quiet) as on_progress:
         return generate_dataset(resolved, out, on_progress=on_progress,
-                                summary_path=_summary_path(out))
+                                summary_path=summary_path(out))
 
 
 def _report(summary: dict[str, Any], out: Path, as_json: bool, quiet: bool) -> None:
     """Print the JSON summary (``--json``) or one line naming the file, splits and hash."""
     if as_json:
-        typer.echo(json.dumps(summary, indent=2))
+        typer.echo(json_text(summary), nl=False)
     elif not quiet:
         splits = ", ".join(f"{k} {v}" for k, v in summary["splits"].items())
         steps = summary["inputs_shape"][1]

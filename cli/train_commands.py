@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from enum import Enum
@@ -16,68 +15,49 @@ from surrogate.cli.common import (
     interrupt_exit,
     progress_display,
     user_errors,
-    write_json_atomic,
 )
+from surrogate.core.json_files import json_text, write_json_file
+from surrogate.core.typed_config import option_help, option_panel
+from surrogate.models.config import ACTIVATION_NAMES, HORIZON_MODES
+from surrogate.models.registry import all_architecture_names, architectures_for
+from surrogate.models.sequence_config import (
+    DAMPING_MODES,
+    READOUT_MODES,
+    CoRNNConfig,
+    LEMConfig,
+)
+from surrogate.models.stepping_configs import (
+    CkNetConfig,
+    FractionalDNNConfig,
+    ImplicitResNetConfig,
+    ODENetConfig,
+    ResNetConfig,
+)
+from surrogate.training.config import DEVICES, DTYPES, OPTIMIZERS, SCHEDULES, TrainConfig
 
 
-# Choices are spelled out here so that ``surrogate --help`` does not import torch;
-# tests/cli/test_fit_cli.py checks them against surrogate.models.registry.
-class Arch(str, Enum):
-    resnet = "resnet"
-    frac_dnn = "frac-dnn"
-    densenet = "densenet"
-    implicit_resnet = "implicit-resnet"
-    ck_net = "ck-net"
-    ode_net = "ode-net"
-    lem = "lem"
-    cornn = "cornn"
-    lstm = "lstm"
+def _choices(name: str, values: list[str] | tuple[str, ...]) -> type[Enum]:
+    """A ``str`` Enum of ``values`` (so that ``--help`` lists them)."""
+    return Enum(name, {v.replace("-", "_"): v for v in values}, type=str)
 
 
-class ActivationName(str, Enum):
-    smooth_relu = "smooth-relu"
-    relu = "relu"
-    tanh = "tanh"
-    softplus = "softplus"
+Arch = _choices("Arch", all_architecture_names())
+ActivationName = _choices("ActivationName", ACTIVATION_NAMES)
+HorizonMode = _choices("HorizonMode", HORIZON_MODES)
+Damping = _choices("Damping", DAMPING_MODES)
+Readout = _choices("Readout", READOUT_MODES)
+Optimizer = _choices("Optimizer", OPTIMIZERS)
+Schedule = _choices("Schedule", SCHEDULES)
+Device = _choices("Device", DEVICES)
+DType = _choices("DType", DTYPES)
+RUN_PANEL = "Run control"
 
 
-class HorizonMode(str, Enum):
-    penalty = "penalty"
-    exact = "exact"
-
-
-class Damping(str, Enum):
-    implicit = "implicit"
-    explicit = "explicit"
-
-
-class Readout(str, Enum):
-    sequence = "sequence"
-    last = "last"
-
-
-class Optimizer(str, Enum):
-    adam = "adam"
-    sgd = "sgd"
-    lbfgs = "lbfgs"
-
-
-class Schedule(str, Enum):
-    cosine = "cosine"
-    step = "step"
-    plateau = "plateau"
-    none = "none"
-
-
-class Device(str, Enum):
-    cpu = "cpu"
-    cuda = "cuda"
-    auto = "auto"
-
-
-class DType(str, Enum):
-    float32 = "float32"
-    float64 = "float64"
+def _option(config: type, name: str, *declarations: str, doc: str | None = None,
+            **extra: Any) -> Any:
+    """A ``typer.Option`` whose help, default shown and panel come from a config field."""
+    return typer.Option(*declarations, help=option_help(config, name, doc),
+                        rich_help_panel=option_panel(config, name), **extra)
 
 
 def _value(option: Any) -> Any:
@@ -86,14 +66,29 @@ def _value(option: Any) -> Any:
 
 def resolve_fit_options(config_file: Path | None, model_flags: dict[str, Any],
                         train_flags: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Config file values overridden by the flags that were given -> (model, train) dicts."""
-    from surrogate.training.config import parse_tau, read_toml, split_run_config
+    """Config file values overridden by the flags that were given -> (model, train) dicts.
+
+    ``model_flags["cornn_gamma"]`` (``--cornn-gamma``) becomes coRNN's ``gamma``; ``--gamma``
+    is the fractional order of frac-dnn only.
+    """
+    from surrogate.core.errors import InputError
+    from surrogate.core.toml_files import read_toml
+    from surrogate.training.config import parse_tau, split_run_config
 
     model, train = split_run_config(read_toml(config_file)) if config_file else ({}, {})
     flags = {k: _value(v) for k, v in model_flags.items() if v is not None}
     if "tau" in flags:
         flags["tau"] = parse_tau(flags["tau"])
+    cornn_gamma = flags.pop("cornn_gamma", None)
     model.update(flags)
+    arch = model.get("arch", "resnet")
+    if arch == "cornn" and "gamma" in flags:
+        raise InputError("--gamma is the fractional order of frac-dnn; coRNN's γ is "
+                         "--cornn-gamma")
+    if cornn_gamma is not None:
+        if arch != "cornn":
+            raise InputError(f"--cornn-gamma applies to arch cornn only, not {arch!r}")
+        model["gamma"] = cornn_gamma
     train.update({k: _value(v) for k, v in train_flags.items() if v is not None})
     if train.get("batch_size") == 0:
         train["batch_size"] = None
@@ -153,125 +148,84 @@ def _print_fit_summary(run: Any) -> None:
 
 def fit(
     data: Annotated[Path, typer.Argument(help="Dataset file (.h5) from `surrogate gen-data`.")],
+    arch: Annotated[Arch | None, typer.Option(
+        help="Architecture: pointwise (" + ", ".join(architectures_for("pointwise"))
+        + ") or sequence (" + ", ".join(architectures_for("sequence"))
+        + "). \\[default: resnet]", rich_help_panel=option_panel(ResNetConfig, "width"))] = None,
+    depth: Annotated[int | None, _option(ResNetConfig, "depth")] = None,
+    width: Annotated[int | None, _option(ResNetConfig, "width")] = None,
+    activation: Annotated[ActivationName | None, _option(ResNetConfig, "activation")] = None,
+    tau: Annotated[str | None, _option(ResNetConfig, "tau")] = None,
+    tau_init: Annotated[float | None, _option(ResNetConfig, "tau_init")] = None,
+    tau_min: Annotated[float | None, _option(ResNetConfig, "tau_min")] = None,
+    time_horizon: Annotated[float | None, _option(ResNetConfig, "time_horizon")] = None,
+    horizon_mode: Annotated[HorizonMode | None, _option(ResNetConfig, "horizon_mode")] = None,
+    step_lipschitz: Annotated[float | None, _option(
+        ResNetConfig, "step_lipschitz", doc="resnet, ck-net: bound c > 0 on τ^k‖W‖₂ of every "
+        "hidden step (c < 1: invertible ResNet steps).")] = None,
+    gamma: Annotated[float | None, _option(FractionalDNNConfig, "gamma")] = None,
+    theta: Annotated[float | None, _option(ImplicitResNetConfig, "theta")] = None,
+    solver_tol: Annotated[float | None, _option(ImplicitResNetConfig, "solver_tol")] = None,
+    solver_max_iter: Annotated[int | None, _option(ImplicitResNetConfig,
+                                                   "solver_max_iter")] = None,
+    skew_weights: Annotated[bool | None, _option(
+        ResNetConfig, "skew_weights", "--skew-weights/--no-skew-weights",
+        doc="resnet, implicit-resnet: hidden layers use W = A − Aᵀ (purely imaginary "
+        "spectrum).")] = None,
+    order: Annotated[int | None, _option(CkNetConfig, "order")] = None,
+    cubic: Annotated[float | None, _option(ODENetConfig, "cubic")] = None,
+    multistep: Annotated[bool | None, _option(ODENetConfig, "multistep",
+                                              "--multistep/--no-multistep")] = None,
+    hidden: Annotated[int | None, _option(LEMConfig, "hidden")] = None,
+    dt: Annotated[float | None, _option(LEMConfig, "dt")] = None,
+    learn_dt: Annotated[bool | None, _option(LEMConfig, "learn_dt",
+                                             "--learn-dt/--no-learn-dt")] = None,
+    readout: Annotated[Readout | None, _option(LEMConfig, "readout")] = None,
+    cornn_gamma: Annotated[float | None, _option(CoRNNConfig, "gamma", "--cornn-gamma")] = None,
+    epsilon: Annotated[float | None, _option(CoRNNConfig, "epsilon")] = None,
+    damping: Annotated[Damping | None, _option(CoRNNConfig, "damping")] = None,
+    optimizer: Annotated[Optimizer | None, _option(TrainConfig, "optimizer")] = None,
+    lr: Annotated[float | None, _option(TrainConfig, "lr")] = None,
+    lr_min: Annotated[float | None, _option(TrainConfig, "lr_min")] = None,
+    momentum: Annotated[float | None, _option(TrainConfig, "momentum")] = None,
+    schedule: Annotated[Schedule | None, _option(TrainConfig, "schedule")] = None,
+    epochs: Annotated[int | None, _option(TrainConfig, "epochs")] = None,
+    batch_size: Annotated[int | None, _option(TrainConfig, "batch_size")] = None,
+    grad_clip: Annotated[float | None, _option(TrainConfig, "grad_clip")] = None,
+    lambda1: Annotated[float | None, _option(TrainConfig, "lambda1")] = None,
+    lambda2: Annotated[float | None, _option(TrainConfig, "lambda2")] = None,
+    beta: Annotated[float | None, _option(TrainConfig, "beta")] = None,
+    horizon_weight: Annotated[float | None, _option(TrainConfig, "horizon_weight")] = None,
+    smoothness: Annotated[float | None, _option(TrainConfig, "smoothness")] = None,
+    prune_every: Annotated[int | None, _option(TrainConfig, "prune_every")] = None,
+    prune_tol: Annotated[float | None, _option(TrainConfig, "prune_tol")] = None,
+    seed: Annotated[int | None, _option(TrainConfig, "seed")] = None,
+    patience: Annotated[int | None, _option(TrainConfig, "patience")] = None,
+    checkpoint_every: Annotated[int | None, _option(TrainConfig, "checkpoint_every")] = None,
+    device: Annotated[Device | None, _option(TrainConfig, "device")] = None,
+    dtype: Annotated[DType | None, _option(TrainConfig, "dtype")] = None,
+    bf16: Annotated[bool | None, _option(TrainConfig, "bf16", "--bf16/--no-bf16")] = None,
+    nproc: Annotated[int | None, _option(TrainConfig, "nproc", min=1)] = None,
     out: Annotated[Path | None, typer.Option("-o", "--out", help="Run directory to write. "
-                                             "\\[default: runs/<arch>]")] = None,
+                                             "\\[default: runs/<arch>]",
+                                             rich_help_panel=RUN_PANEL)] = None,
     config: Annotated[Path | None, typer.Option(
-        "--config", help="TOML file with [model] and [train] tables (or one flat table); "
-        "flags given here override it.")] = None,
-    arch: Annotated[Arch | None, typer.Option(help="Architecture. \\[default: resnet]")] = None,
-    depth: Annotated[int | None, typer.Option(help="Number of τ-steps (hidden layers). "
-                                              "\\[default: 2]")] = None,
-    width: Annotated[int | None, typer.Option(help="Hidden width. \\[default: 50]")] = None,
-    tau: Annotated[str | None, typer.Option(
-        help="'learned' (one step per layer) or a fixed step > 0. \\[default: learned]")] = None,
-    tau_init: Annotated[float | None, typer.Option(help="Initial learned step. "
-                                                   "\\[default: 0.1]")] = None,
-    tau_min: Annotated[float | None, typer.Option(help="Lower bound of learned steps. "
-                                                  "\\[default: 1e-6]")] = None,
-    gamma: Annotated[float | None, typer.Option(
-        help="frac-dnn: fractional order γ in (0, 1) \\[default: 0.5]; cornn: oscillation "
-        "frequency γ > 0 of eq. 2.3 \\[default: 2.7].")] = None,
-    activation: Annotated[ActivationName | None, typer.Option(
-        help="Activation σ. \\[default: smooth-relu]")] = None,
-    theta: Annotated[float | None, typer.Option(help="θ in [0, 1] of implicit-resnet "
-                                                "(0.5 = trapezoidal). \\[default: 0.5]")] = None,
-    solver_tol: Annotated[float | None, typer.Option(help="Tolerance of the implicit layer "
-                                                     "solve. \\[default: 1e-6]")] = None,
-    solver_max_iter: Annotated[int | None, typer.Option(help="Iteration cap of the implicit "
-                                                        "layer solve. \\[default: 100]")] = None,
-    order: Annotated[int | None, typer.Option(help="Order k of ck-net (k = 1: ResNet). "
-                                              "\\[default: 2]")] = None,
-    cubic: Annotated[float | None, typer.Option(help="Cubic damping γ̃ >= 0 of ode-net. "
-                                                "\\[default: 0.1]")] = None,
-    multistep: Annotated[bool | None, typer.Option(
-        "--multistep/--no-multistep", help="ode-net: two-step variant with trainable k_l. "
-        "\\[default: off]")] = None,
-    step_lipschitz: Annotated[float | None, typer.Option(
-        help="Bound c > 0 on τ^k‖W‖₂ of every hidden step (resnet, ck-net; c < 1: invertible "
-        "ResNet steps). \\[default: off]")] = None,
-    skew_weights: Annotated[bool | None, typer.Option(
-        "--skew-weights/--no-skew-weights", help="Hidden layers use W = A − Aᵀ (purely "
-        "imaginary spectrum; resnet, implicit-resnet). \\[default: off]")] = None,
-    time_horizon: Annotated[float | None, typer.Option(help="Final time T = Σ τ "
-                                                       "(optional).")] = None,
-    horizon_mode: Annotated[HorizonMode | None, typer.Option(
-        help="Enforce Σ τ = T by a penalty or exactly. \\[default: penalty]")] = None,
-    hidden: Annotated[int | None, typer.Option(
-        help="lem, cornn, lstm: hidden units m (pointwise archs use --width). "
-        "\\[default: 32]")] = None,
-    dt: Annotated[float | None, typer.Option(
-        help="lem, cornn: time step Δt > 0 (the initial value with --learn-dt). "
-        "\\[default: lem 1, cornn 0.042]")] = None,
-    learn_dt: Annotated[bool | None, typer.Option(
-        "--learn-dt/--no-learn-dt", help="lem, cornn: learn one Δt_i = softplus(ρ_i) > 0 per "
-        "hidden unit. \\[default: off]")] = None,
-    damping: Annotated[Damping | None, typer.Option(
-        help="cornn: damping −Δt ε z taken at the new step (implicit) or the old one "
-        "(explicit). \\[default: implicit]")] = None,
-    epsilon: Annotated[float | None, typer.Option(
-        help="cornn: damping ε > 0 of eq. 2.3. \\[default: 4.7]")] = None,
-    readout: Annotated[Readout | None, typer.Option(
-        help="Sequence archs: linear read-out at every step (seq-to-seq) or at the last step "
-        "(seq-to-one). \\[default: last when the dataset's targets hold one time step, else "
-        "sequence]")] = None,
-    optimizer: Annotated[Optimizer | None, typer.Option(help="Optimiser (sgd = steepest "
-                                                        "descent). \\[default: adam]")] = None,
-    lr: Annotated[float | None, typer.Option(help="Learning rate. \\[default: 0.01]")] = None,
-    lr_min: Annotated[float | None, typer.Option(help="Final lr of the cosine schedule, floor "
-                                                 "of plateau. \\[default: 0]")] = None,
-    momentum: Annotated[float | None, typer.Option(help="SGD momentum. \\[default: 0]")] = None,
-    schedule: Annotated[Schedule | None, typer.Option(help="LR schedule per epoch. "
-                                                      "\\[default: cosine]")] = None,
-    epochs: Annotated[int | None, typer.Option(help="Maximum epochs. \\[default: 4000]")] = None,
-    batch_size: Annotated[int | None, typer.Option(help="Mini-batch size (rows; whole sequences "
-                                                   "on sequence data); 0 = full batch. "
-                                                   "\\[default: full batch]")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of initialisation and shuffling. "
-                                             "\\[default: 0]")] = None,
-    lambda1: Annotated[float | None, typer.Option(help="λ₁: weight/bias penalty (eq. 2.4). "
-                                                  "\\[default: 0]")] = None,
-    lambda2: Annotated[float | None, typer.Option(help="λ₂: τ penalty. \\[default: 0]")] = None,
-    beta: Annotated[float | None, typer.Option(help="β: bias ordering penalty (eq. 2.5). "
-                                               "\\[default: 0]")] = None,
-    horizon_weight: Annotated[float | None, typer.Option(
-        help="Weight of the soft time horizon (Σ τ − T)². \\[default: 0]")] = None,
-    smoothness: Annotated[float | None, typer.Option(
-        help="Weight of the penalty on consecutive layers' weight differences. "
-        "\\[default: 0]")] = None,
-    patience: Annotated[int | None, typer.Option(help="Early stopping after this many epochs "
-                                                 "without val improvement. \\[default: off]")]
-    = None,
-    checkpoint_every: Annotated[int | None, typer.Option(help="Checkpoint every N epochs. "
-                                                         "\\[default: 100]")] = None,
-    device: Annotated[Device | None, typer.Option(help="cpu, cuda or auto. \\[default: cpu]")]
-    = None,
-    dtype: Annotated[DType | None, typer.Option(help="Float type. \\[default: float32]")] = None,
-    nproc: Annotated[int | None, typer.Option(
-        help="Train data-parallel on N processes of this machine (DistributedDataParallel: gloo "
-        "on CPU, nccl on CUDA, one GPU each); the shortcut of torchrun --nproc-per-node N -m "
-        "surrogate fit .... \\[default: 1]", min=1)] = None,
-    bf16: Annotated[bool | None, typer.Option(
-        "--bf16/--no-bf16", help="Forward passes under bfloat16 autocast (needs --dtype "
-        "float32). \\[default: off]")] = None,
-    prune_every: Annotated[int | None, typer.Option(help="Prune layers with τ < --prune-tol "
-                                                    "every K epochs. \\[default: off]")] = None,
-    prune_tol: Annotated[float | None, typer.Option(help="Pruning tolerance. \\[default: 0.05]")]
-    = None,
-    grad_clip: Annotated[float | None, typer.Option(help="Clip the gradient norm. "
-                                                    "\\[default: off]")] = None,
+        "--config", help="TOML file with \\[model] and \\[train] tables (or one flat table); "
+        "flags given here override it.", rich_help_panel=RUN_PANEL)] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out from its "
-                                         "checkpoint.")] = False,
+                                         "checkpoint.", rich_help_panel=RUN_PANEL)] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run in "
                                             "--out (its files are removed before training "
-                                            "starts).")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")]
-    = False,
+                                            "starts).", rich_help_panel=RUN_PANEL)] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.",
+                                          rich_help_panel=RUN_PANEL)] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.",
+                                        rich_help_panel=RUN_PANEL)] = False,
 ) -> None:
     """Train a surrogate on a dataset and write a run directory (model.pt, config.json, ...).
 
     Pointwise datasets train the τ-stepping networks (resnet, frac-dnn, ...); sequence
-    datasets train lem, cornn or lstm (--hidden, --dt, --learn-dt, --damping, --gamma,
+    datasets train lem, cornn or lstm (--hidden, --dt, --learn-dt, --damping, --cornn-gamma,
     --epsilon, --readout) on whole sequences, normalised per channel; the τ-layer penalties
     and pruning (--lambda1, --lambda2, --beta, --horizon-weight, --smoothness,
     --prune-every) apply to pointwise archs only.
@@ -293,7 +247,7 @@ def fit(
                        "multistep": multistep, "step_lipschitz": step_lipschitz,
                        "skew_weights": skew_weights}
         model_flags |= {"hidden": hidden, "dt": dt, "learn_dt": learn_dt, "damping": damping,
-                        "epsilon": epsilon, "readout": readout}
+                        "epsilon": epsilon, "readout": readout, "cornn_gamma": cornn_gamma}
         train_flags = {"optimizer": optimizer, "lr": lr, "lr_min": lr_min, "momentum": momentum,
                        "schedule": schedule, "epochs": epochs, "batch_size": batch_size,
                        "seed": seed, "lambda1": lambda1, "lambda2": lambda2, "beta": beta,
@@ -336,9 +290,7 @@ def fit(
     if not reporting:
         return
     if as_json:
-        from surrogate.runs.store import json_safe
-
-        typer.echo(json.dumps(json_safe({"path": str(run.path), **run.metrics}), indent=2))
+        typer.echo(json_text({"path": str(run.path), **run.metrics}), nl=False)
     elif not quiet:
         _print_fit_summary(run)
 
@@ -403,9 +355,9 @@ def prune(
         from surrogate.training.pruning import prune_run
 
         report = prune_run(run_dir, tol, out, data=data, overwrite=overwrite)
-        write_json_atomic(out / "prune.json", report)
+        write_json_file(out / "prune.json", report)
     if as_json:
-        typer.echo(json.dumps(report, indent=2))
+        typer.echo(json_text(report), nl=False)
     elif not quiet:
         _print_prune_report(report)
 

@@ -2,14 +2,10 @@
 
 from surrogate.datasets.executors import open_executor
 from surrogate.datasets.format import FORMAT_NAME, FORMAT_VERSION
-from surrogate.datasets.generators import (
-    RECIPE_KINDS,
-    GeneratedData,
-    add_relative_noise,
-    generate_dataset,
-    generate_maxwell,
-)
+from surrogate.datasets.generated import GeneratedData
+from surrogate.datasets.generators import RECIPE_KINDS, generate_dataset
 from surrogate.datasets.hashing import content_hash
+from surrogate.datasets.maxwell import add_relative_noise, generate_maxwell
 from surrogate.datasets.maxwell_td import MaxwellTDRecipe, generate_maxwell_td, sample_snapshots
 from surrogate.datasets.parallel import ordered_map
 from surrogate.datasets.reader import Dataset, read_dataset, validate_dataset

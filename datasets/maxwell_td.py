@@ -26,21 +26,18 @@ however samples are grouped, computed or counted (:func:`simulate_samples` on an
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from surrogate.core.errors import InputError
 from surrogate.datasets.format import DTYPES
+from surrogate.datasets.generated import GeneratedData, ProgressCallback
 from surrogate.datasets.signals import SIGNAL_FAMILIES, check_range, draw_signal
 from surrogate.datasets.splits import make_splits, parse_split
 
-if TYPE_CHECKING:  # generators imports this module
-    from surrogate.datasets.generators import GeneratedData
-
-ProgressCallback = Callable[[int, int, str], None]
 MATERIAL_NAMES = ("eps", "mu", "sigma")
 PROGRESS_EVERY = 20  # steps between progress reports of an impulse-response run
 
@@ -287,7 +284,6 @@ def simulate_samples(setup: MaxwellTDSetup, indices: Sequence[int],
 def generate_maxwell_td(recipe: MaxwellTDRecipe, on_progress: ProgressCallback | None = None
                         ) -> GeneratedData:
     """The ``sequence`` dataset of ``recipe`` (inputs s, ε, μ, σ; targets E at the probes)."""
-    from surrogate.datasets.generators import GeneratedData
 
     progress = on_progress or (lambda done, total, description: None)
     progress(0, 1, f"assembling N0 operators at level {recipe.level}")

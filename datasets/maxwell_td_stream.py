@@ -17,11 +17,12 @@ per process (:func:`cached_setup`); the arithmetic is the one of
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 
 import numpy as np
 
+from surrogate.datasets.generated import ProgressCallback
 from surrogate.datasets.maxwell_td import (
     MATERIAL_NAMES,
     MaxwellTDRecipe,
@@ -34,7 +35,6 @@ from surrogate.datasets.parallel import executor_slots, ordered_map
 from surrogate.datasets.splits import make_splits
 from surrogate.datasets.streaming import ResultCache, StreamedDataset
 
-ProgressCallback = Callable[[int, int, str], None]
 MAX_TASK_MATERIALS = 16
 
 

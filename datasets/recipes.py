@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from surrogate.core.errors import DataFormatError, InputError
+from surrogate.core.errors import InputError
+from surrogate.core.toml_files import read_toml
 from surrogate.datasets.format import DTYPES
 from surrogate.datasets.splits import parse_split
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    tomllib = None
 
 SOURCES = ("exact", "fem")
 
@@ -128,16 +122,7 @@ def recipe_from_dict(cls: type, values: dict[str, Any]) -> Any:
 
 def load_recipe_toml(path: str | os.PathLike) -> dict[str, Any]:
     """Read a recipe TOML file (flat table, or a ``[recipe]`` table) into a dict."""
-    path = Path(path)
-    if tomllib is None:  # pragma: no cover
-        raise InputError("--recipe needs Python >= 3.11 (tomllib)")
-    try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"recipe file {path} does not exist") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DataFormatError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, "recipe file")
     return dict(data.get("recipe", data))
 
 

@@ -43,18 +43,13 @@ so the file is identical whatever the chunking of the work.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from surrogate.core.errors import InputError
 from surrogate.datasets.format import SPLIT_NAMES
+from surrogate.datasets.generated import GeneratedData, ProgressCallback
 from surrogate.datasets.sequence_recipes import AddingRecipe, FitzHughNagumoRecipe
-
-if TYPE_CHECKING:  # generators imports this module
-    from surrogate.datasets.generators import GeneratedData
-
-ProgressCallback = Callable[[int, int, str], None]
 
 V0_RANGE = (-1.0, 1.0)
 """v₀ = c ~ U([−1, 1]), w₀ = 0 (§5.3)."""
@@ -162,7 +157,6 @@ def _percent_reporter(progress: ProgressCallback, offset: int, total: int, t_end
 def generate_fitzhugh_nagumo(recipe: FitzHughNagumoRecipe,
                              on_progress: ProgressCallback | None = None) -> GeneratedData:
     """Sequences of eq. 5.117: inputs v(t_n) (N, T, 1), targets v(t_{n+1}) (N, T, 1)."""
-    from surrogate.datasets.generators import GeneratedData
 
     check_memory(recipe)
     progress = on_progress or _silent
@@ -208,7 +202,6 @@ def fill_adding(inputs: np.ndarray, seeds: list[np.random.SeedSequence]) -> np.n
 def generate_adding(recipe: AddingRecipe, on_progress: ProgressCallback | None = None,
                     chunk: int = ADDING_CHUNK) -> GeneratedData:
     """Adding problem: inputs (N, T, 2) = (value, marker), targets (N, 1, 1) = marked sum."""
-    from surrogate.datasets.generators import GeneratedData
 
     if chunk < 1:
         raise InputError(f"chunk={chunk}: expected an integer >= 1")

@@ -26,11 +26,11 @@ import numpy as np
 
 from surrogate.core.errors import InputError
 from surrogate.datasets.format import DTYPES, SPLIT_NAMES
+from surrogate.datasets.generated import ProgressCallback
 from surrogate.datasets.hashing import ContentHasher
 from surrogate.datasets.partial import PartialFile, Table, partial_path
 from surrogate.datasets.writer import root_attributes, write_contents
 
-ProgressCallback = Callable[[int, int, str], None]
 BLOCK_BYTES = 1 << 20  # rows per checksum block: about 1 MiB of inputs + targets
 
 

@@ -14,18 +14,11 @@ points do not change with ``n_val``/``n_test``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from surrogate.datasets.format import SPLIT_NAMES
+from surrogate.datasets.generated import GeneratedData, ProgressCallback
 from surrogate.datasets.recipes import TOY_DEFAULTS, ToyRecipe
-
-if TYPE_CHECKING:  # generators imports this module
-    from surrogate.datasets.generators import GeneratedData
-
-ProgressCallback = Callable[[int, int, str], None]
 
 TOY_NAMES = tuple(TOY_DEFAULTS)
 CLASSES = {"sine": 0, "spirals": 2, "bands": 2, "circles": 2}
@@ -126,7 +119,6 @@ def generate_toy(recipe: ToyRecipe, on_progress: ProgressCallback | None = None
     the inputs (labels are those of the noiseless point). Classification targets are
     one-hot (N, K) named ``class0..`` and the file gets the root attribute ``classes`` = K.
     """
-    from surrogate.datasets.generators import GeneratedData
 
     progress = on_progress or (lambda done, total, description: None)
     progress(0, 2, f"sampling {recipe.name}")

@@ -38,6 +38,7 @@
 #
 # Usage:   examples/fitzhugh_nagumo.sh [OUT_DIR]            (default: fitzhugh_nagumo)
 # Options (environment): LEM_EPOCHS (1000), CORNN_EPOCHS (1000), LR (9.04e-3), SEED (0),
+#          N_TRAIN (128), N_VAL (128), N_TEST (1024) sequences of STEPS (1000) steps,
 #          SURROGATE (the command), PYTHON (python3, only for the summary line).
 # Output:  OUT_DIR/data/fhn.h5, OUT_DIR/runs/{lem,cornn}/, OUT_DIR/logs/{lem,cornn}.time
 #          (CPU seconds of each fit), and one JSON line: per model the test error in the
@@ -51,12 +52,17 @@ LEM_EPOCHS=${LEM_EPOCHS:-1000}
 CORNN_EPOCHS=${CORNN_EPOCHS:-1000}
 LR=${LR:-9.04e-3}
 SEED=${SEED:-0}
+N_TRAIN=${N_TRAIN:-128}
+N_VAL=${N_VAL:-128}
+N_TEST=${N_TEST:-1024}
+STEPS=${STEPS:-1000}
 SURROGATE=${SURROGATE:-surrogate}
 PYTHON=${PYTHON:-python3}
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 mkdir -p "$OUT/data" "$OUT/runs" "$OUT/logs"
-"$SURROGATE" gen-data fitzhugh-nagumo --seed "$SEED" -o "$OUT/data/fhn.h5" --quiet
+"$SURROGATE" gen-data fitzhugh-nagumo --n-train "$N_TRAIN" --n-val "$N_VAL" --n-test "$N_TEST" \
+    --steps "$STEPS" --seed "$SEED" -o "$OUT/data/fhn.h5" --quiet
 
 common=(--batch-size 32 --lr "$LR" --schedule none --seed "$SEED" --overwrite --quiet)
 TIMEFORMAT='%U %S %R'  # user, system CPU seconds, wall seconds of each timed fit
@@ -64,7 +70,7 @@ TIMEFORMAT='%U %S %R'  # user, system CPU seconds, wall seconds of each timed fi
       --epochs "$LEM_EPOCHS" --patience "$LEM_EPOCHS" "${common[@]}" -o "$OUT/runs/lem"; } \
     2> "$OUT/logs/lem.time" &
 lem_pid=$!
-{ time "$SURROGATE" fit "$OUT/data/fhn.h5" --arch cornn --hidden 24 --dt 1 --gamma 1 \
+{ time "$SURROGATE" fit "$OUT/data/fhn.h5" --arch cornn --hidden 24 --dt 1 --cornn-gamma 1 \
       --epsilon 1 --damping explicit --epochs "$CORNN_EPOCHS" --patience "$CORNN_EPOCHS" \
       "${common[@]}" -o "$OUT/runs/cornn"; } 2> "$OUT/logs/cornn.time" &
 cornn_pid=$!

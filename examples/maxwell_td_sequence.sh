@@ -46,7 +46,8 @@
 #
 # Usage:   examples/maxwell_td_sequence.sh [OUT_DIR]          (default: maxwell_td_sequence)
 # Options (environment): HIDDEN (64), EPOCHS (500), LR (5e-3), BATCH (32), CORNN_DT (0.2),
-#          CORNN_GAMMA (2.7), CORNN_EPS (0.5), SEED (0), JOBS (fits at once, 2), SURROGATE
+#          CORNN_GAMMA (2.7), CORNN_EPS (0.5), SEED (0), JOBS (fits at once, 2), SAMPLES
+#          (sequences, 512), STEPS (200), LEVEL (mesh level, 3), MATERIALS (8), SURROGATE
 #          (the command), PYTHON (python3, only for the summary line).
 # Output:  OUT_DIR/data/mtd.h5, OUT_DIR/runs/{lem,cornn,lstm}/, OUT_DIR/eval/<arch>/
 #          evaluation.json, one JSON line.
@@ -61,13 +62,18 @@ CORNN_DT=${CORNN_DT:-0.2}
 CORNN_GAMMA=${CORNN_GAMMA:-2.7}
 CORNN_EPS=${CORNN_EPS:-0.5}
 SEED=${SEED:-0}
+SAMPLES=${SAMPLES:-512}
+STEPS=${STEPS:-200}
+LEVEL=${LEVEL:-3}
+MATERIALS=${MATERIALS:-8}
 JOBS=${JOBS:-2}
 SURROGATE=${SURROGATE:-surrogate}
 PYTHON=${PYTHON:-python3}
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 mkdir -p "$OUT/data" "$OUT/runs"
-"$SURROGATE" gen-data maxwell-td --seed "$SEED" -o "$OUT/data/mtd.h5" --quiet
+"$SURROGATE" gen-data maxwell-td -n "$SAMPLES" --steps "$STEPS" --level "$LEVEL" \
+    --n-materials "$MATERIALS" --seed "$SEED" -o "$OUT/data/mtd.h5" --quiet
 
 fit() {  # ARCH [extra fit options]
     local arch=$1
@@ -82,7 +88,7 @@ for arch in lem cornn lstm; do  # JOBS fits at once
     while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
     case $arch in
         lem) fit lem --dt 1 & ;;
-        cornn) fit cornn --dt "$CORNN_DT" --gamma "$CORNN_GAMMA" --epsilon "$CORNN_EPS" \
+        cornn) fit cornn --dt "$CORNN_DT" --cornn-gamma "$CORNN_GAMMA" --epsilon "$CORNN_EPS" \
                    --damping implicit & ;;
         lstm) fit lstm & ;;
     esac

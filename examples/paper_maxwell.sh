@@ -16,7 +16,8 @@
 # Usage:   examples/paper_maxwell.sh [OUT_DIR]         (default: paper_maxwell)
 # Options (environment): EPOCHS (default 10000), LEVELS (default 1-5), DEPTH (default 2;
 #          6 gives the paper's "6-50" networks), SEED (default 0), JOBS (runs trained at
-#          once, default 1; each uses OMP_NUM_THREADS threads), SURROGATE (the command).
+#          once, default 1; each uses OMP_NUM_THREADS threads), POINTS (training points,
+#          default 12000), SURROGATE (the command).
 # Runtime: about 4 min per run of training on one CPU core (2-50, 10,000 full-batch Adam
 #          epochs), about 2 min for the evaluation up to level 5 (196,608 tets).
 # Outputs:  OUT_DIR/data/maxwell.h5, OUT_DIR/runs/<arch>-<tau>[-bo]/, OUT_DIR/report/
@@ -28,13 +29,14 @@ EPOCHS=${EPOCHS:-10000}
 LEVELS=${LEVELS:-1-5}
 DEPTH=${DEPTH:-2}
 SEED=${SEED:-0}
+POINTS=${POINTS:-12000}
 TAU_FIXED=${TAU_FIXED:-0.5}
 JOBS=${JOBS:-1}
 SURROGATE=${SURROGATE:-surrogate}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 
 mkdir -p "$OUT"
-"$SURROGATE" gen-data maxwell --domain cylinder -n 12000 --seed "$SEED" \
+"$SURROGATE" gen-data maxwell --domain cylinder -n "$POINTS" --seed "$SEED" \
     -o "$OUT/data/maxwell.h5"
 
 runs=()

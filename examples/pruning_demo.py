@@ -25,9 +25,8 @@ import argparse
 import json
 from pathlib import Path
 
+from surrogate import fit, prune_run
 from surrogate.datasets import MaxwellRecipe, generate_dataset
-from surrogate.training.loop import fit
-from surrogate.training.pruning import prune_run
 
 
 def main() -> None:
@@ -38,6 +37,7 @@ def main() -> None:
     parser.add_argument("--lambda2", type=float, default=3e-3, help="τ penalty λ₂")
     parser.add_argument("--tol", type=float, default=0.05, help="pruning tolerance on τ")
     parser.add_argument("--epochs", type=int, default=4000)
+    parser.add_argument("--points", type=int, default=12000, help="training data points N")
     parser.add_argument("--optimizer", default="adam")
     parser.add_argument("--lr", type=float, default=1e-2)
     parser.add_argument("--seed", type=int, default=0)
@@ -47,7 +47,7 @@ def main() -> None:
 
     data = args.out / "maxwell.h5"
     if not data.exists():
-        generate_dataset(MaxwellRecipe(domain="cylinder", n=12000, seed=0), data)
+        generate_dataset(MaxwellRecipe(domain="cylinder", n=args.points, seed=0), data)
     run = fit(data, {"arch": "resnet", "depth": 5, "width": 10},
               {"beta": args.beta, "lambda2": args.lambda2, "epochs": args.epochs,
                "optimizer": args.optimizer, "lr": args.lr, "seed": args.seed,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from surrogate.core.errors import InputError
+from surrogate.fem.tet_geometry import tet_signed_volumes
 
 MIN_RELATIVE_VOLUME = 1e-8
 """Smallest accepted |volume| / (longest edge)³ of a tet. A regular tet has 1/(6√2) ≈ 0.118,
@@ -24,8 +25,7 @@ _EDGES = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
 
 def relative_volumes(p: np.ndarray, t: np.ndarray) -> np.ndarray:
     """Signed volume / (longest edge)³ per tet, shape (n_tets,); ``p`` (3, n), ``t`` (4, m)."""
-    a, b, c = (p[:, t[k]] - p[:, t[0]] for k in (1, 2, 3))
-    volume = np.einsum("ij,ij->j", a, np.cross(b, c, axis=0)) / 6.0
+    volume = tet_signed_volumes(p, t)
     longest = np.max([np.linalg.norm(p[:, t[i]] - p[:, t[j]], axis=0) for i, j in _EDGES],
                      axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):

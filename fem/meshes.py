@@ -12,6 +12,7 @@ import numpy as np
 from skfem import MeshTet
 
 from surrogate.core.errors import InputError
+from surrogate.fem.tet_geometry import tet_signed_volumes
 
 
 def check_level(level: int) -> int:
@@ -19,14 +20,6 @@ def check_level(level: int) -> int:
     if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level < 1:
         raise InputError(f"mesh level must be an integer >= 1, got {level!r}")
     return int(level)
-
-
-def tet_signed_volumes(p: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Signed volumes (n_tets,) of tets ``t`` (4, n_tets) with nodes ``p`` (3, n_nodes)."""
-    a = p[:, t[1]] - p[:, t[0]]
-    b = p[:, t[2]] - p[:, t[0]]
-    c = p[:, t[3]] - p[:, t[0]]
-    return np.einsum("ij,ij->j", a, np.cross(b, c, axis=0)) / 6.0
 
 
 def finalize_mesh(p: np.ndarray, t: np.ndarray) -> MeshTet:

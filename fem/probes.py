@@ -5,9 +5,10 @@ are one sparse product ``P @ dofs`` with P of shape (3·n_points, n_dofs), row 3
 component c at point i (6 non-zeros: the local edges of the containing tet). Built once,
 ``P @ D`` evaluates many fields (columns of D, e.g. time steps) at once.
 
-Probe placement: the first points of the Halton sequence (bases 2, 3, 5, the origin skipped)
-mapped into the domain's bounding box shrunk by a margin, keeping those inside the domain and
-the mesh: deterministic, well spread, away from the walls.
+Probe placement: the first points of the unscrambled Halton sequence (bases 2, 3, 5, the
+origin skipped; ``scipy.stats.qmc.Halton``) mapped into the domain's bounding box shrunk by a
+margin, keeping those inside the domain and the mesh: deterministic, well spread, away from the
+walls.
 """
 
 from __future__ import annotations
@@ -18,22 +19,21 @@ import scipy.sparse as sp
 from surrogate.core.errors import InputError
 from surrogate.fem.domains import as_points
 from surrogate.fem.point_evaluation import point_locator
+from surrogate.fem.tet_geometry import node_average_matrix
 
-HALTON_BASES = (2, 3, 5)
 PROBE_MARGIN = 0.15  # fraction of the box side kept free next to each wall
 
 
-def halton(n: int, bases=HALTON_BASES, skip: int = 1) -> np.ndarray:
-    """Points (n, len(bases)) of the Halton sequence in [0, 1)^d, indices skip .. skip + n − 1."""
-    index = np.arange(skip, skip + n, dtype=np.int64)
-    out = np.zeros((n, len(bases)))
-    for d, base in enumerate(bases):  # radical inverse, vectorised over the indices
-        i, scale = index.copy(), 1.0 / base
-        while np.any(i > 0):
-            out[:, d] += (i % base) * scale
-            i //= base
-            scale /= base
-    return out
+def halton_points(n: int) -> np.ndarray:
+    """Points (n, 3) of the unscrambled Halton sequence in [0, 1)³ (bases 2, 3, 5), indices 1..n.
+
+    Point i is the radical inverse of i in each base: (Σ_k a_k 2^-(k+1), ...) for i = Σ_k a_k 2^k.
+    """
+    from scipy.stats import qmc
+
+    sequence = qmc.Halton(d=3, scramble=False)
+    sequence.fast_forward(1)  # index 0 is the origin, a corner of the box
+    return sequence.random(n)
 
 
 def probe_points(domain, mesh, n: int, margin: float = PROBE_MARGIN) -> np.ndarray:
@@ -42,7 +42,7 @@ def probe_points(domain, mesh, n: int, margin: float = PROBE_MARGIN) -> np.ndarr
         raise InputError(f"number of probes must be an integer >= 1, got {n!r}")
     lo, hi = domain.bounds[:, 0], domain.bounds[:, 1]
     lo, hi = lo + margin * (hi - lo), hi - margin * (hi - lo)
-    candidates = lo + (hi - lo) * halton(64 * n + 64)
+    candidates = lo + (hi - lo) * halton_points(64 * n + 64)
     inside = domain.contains(candidates) & (point_locator(mesh).locate(candidates)[0] >= 0)
     points = candidates[inside][:n]
     if len(points) < n:
@@ -85,18 +85,13 @@ def n0_cell_centre_matrix(basis) -> sp.csr_matrix:
 
 def n0_node_matrix(basis) -> sp.csr_matrix:
     """(3·n_nodes, basis.N): u(node i) = Σ_{T∋i} |T| u_T(x_i) / Σ_{T∋i} |T| (vtk.n0_at_nodes)."""
-    from surrogate.fem.vtk import tet_volumes
-
     mesh = basis.mesh
-    n_cells, n_nodes = mesh.t.shape[1], mesh.p.shape[1]
     nodes = mesh.t.T.ravel()  # evaluation point 4 T + j is vertex j of tet T
-    at_vertices = n0_evaluation_matrix(basis, mesh.p[:, nodes].T, np.repeat(np.arange(n_cells), 4))
-    weights = np.repeat(tet_volumes(mesh), 4)
-    weights = weights / np.bincount(nodes, weights=weights, minlength=n_nodes)[nodes]
-    average = sp.csr_matrix((weights, (nodes, np.arange(nodes.size))),
-                            shape=(n_nodes, nodes.size))
+    at_vertices = n0_evaluation_matrix(basis, mesh.p[:, nodes].T,
+                                       np.repeat(np.arange(mesh.t.shape[1]), 4))
+    average = node_average_matrix(mesh)
     return sp.csr_matrix(sp.kron(average, sp.eye(3), format="csr") @ at_vertices)
 
 
-__all__ = ["halton", "probe_points", "n0_evaluation_matrix", "n0_cell_centre_matrix",
+__all__ = ["halton_points", "probe_points", "n0_evaluation_matrix", "n0_cell_centre_matrix",
            "n0_node_matrix", "PROBE_MARGIN"]

@@ -22,6 +22,7 @@ import numpy as np
 
 from surrogate.core.atomic_files import atomic_path
 from surrogate.core.errors import DataFormatError, InputError
+from surrogate.fem.tet_geometry import node_average_matrix
 
 _REFERENCE_VERTICES = np.array(
     [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
@@ -51,29 +52,14 @@ def n0_at_cell_centres(basis, dofs: np.ndarray) -> np.ndarray:
     return n0_at_reference_points(basis, dofs, np.full((1, 3), 0.25))[:, 0, :]
 
 
-def tet_volumes(mesh) -> np.ndarray:
-    """Volume of every tet of a skfem MeshTet, (n_cells,)."""
-    p = mesh.p[:, mesh.t]  # (3, 4, n_cells)
-    edges = p[:, 1:, :] - p[:, :1, :]  # (3, 3, n_cells)
-    return np.abs(np.linalg.det(np.moveaxis(edges, -1, 0))) / 6.0
-
-
 def n0_at_nodes(basis, dofs: np.ndarray) -> np.ndarray:
     """N0 field projected to mesh nodes, (n_nodes, 3): volume-weighted average of cell values.
 
-    u(node i) = Σ_{T ∋ i} |T| u_T(x_i) / Σ_{T ∋ i} |T|, with u_T the field's polynomial on T.
+    u(node i) = Σ_{T ∋ i} |T| u_T(x_i) / Σ_{T ∋ i} |T|, with u_T the field's polynomial on T
+    (:func:`~surrogate.fem.tet_geometry.node_average_matrix`).
     """
-    mesh = basis.mesh
     at_vertices = n0_at_reference_points(basis, dofs, _REFERENCE_VERTICES)  # (n_cells, 4, 3)
-    volumes = tet_volumes(mesh)
-    n_nodes = mesh.p.shape[1]
-    nodes = mesh.t.T.ravel()  # (n_cells * 4,), matches at_vertices.reshape(-1, 3)
-    weights = np.repeat(volumes, 4)
-    total = np.zeros((n_nodes, 3))
-    np.add.at(total, nodes, weights[:, None] * at_vertices.reshape(-1, 3))
-    weight_sum = np.bincount(nodes, weights=weights, minlength=n_nodes)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return total / weight_sum[:, None]
+    return node_average_matrix(basis.mesh) @ at_vertices.reshape(-1, 3)
 
 
 def _checked_array(name: str, values: np.ndarray, n: int, where: str) -> np.ndarray:
@@ -175,6 +161,6 @@ def read_pvd(path: str | Path) -> list[tuple[float, str]]:
 
 
 __all__ = [
-    "n0_at_reference_points", "n0_at_cell_centres", "n0_at_nodes", "tet_volumes",
+    "n0_at_reference_points", "n0_at_cell_centres", "n0_at_nodes",
     "write_vtu", "write_points_vtu", "write_pvd", "read_pvd",
 ]

@@ -1,5 +1,5 @@
-"""Checks of an output location before any work starts: a folder files can be created in,
-and room for what will be written.
+"""Output locations: checks before any work starts (a folder files can be created in, room
+for what will be written) and staged folders, moved into place only when complete.
 
 Permission bits alone mislead (root ignores them, read-only mounts and ACLs do not show in
 them), so writability is probed: a temporary file is created in the folder and removed.
@@ -9,9 +9,11 @@ the atomic writers keep the final names clean and the command line reports the O
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from surrogate.core.errors import InputError
@@ -81,4 +83,68 @@ def _size(n: int) -> str:
     return f"{n:.1f} TiB"
 
 
-__all__ = ["check_output_file", "check_output_folder", "nearest_existing"]
+def _is_within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _merge_into(src: Path, dest: Path) -> None:
+    """Move the tree ``src`` into ``dest``: files replace same-named files, others stay."""
+    if not dest.exists():
+        os.replace(src, dest)
+        return
+    if not dest.is_dir() or not src.is_dir():
+        if dest.is_dir():
+            shutil.rmtree(dest)
+        os.replace(src, dest)
+        return
+    for child in src.iterdir():
+        _merge_into(child, dest / child.name)
+    src.rmdir()
+
+
+@contextlib.contextmanager
+def staged_outputs(targets: list[Path]) -> Iterator[dict[Path, Path]]:
+    """Yield {final folder: temporary folder}; move them into place only on success.
+
+    Folders nested in another target are staged inside that target's temporary folder.
+    Temporary folders are siblings of the final ones (same file system, so moves are renames).
+    On an error or an interrupt nothing is left behind; an existing output folder keeps files
+    it had that are not written again. The move holds interrupt signals back until it is done,
+    so an output folder is never half updated.
+    """
+    finals = [t.resolve() for t in targets]
+    roots = [t for t in dict.fromkeys(finals)
+             if not any(o != t and _is_within(t, o) for o in finals)]
+    created_parents: list[Path] = []
+    temps: dict[Path, Path] = {}
+    try:
+        with held_signals():  # every folder created here is recorded for the clean-up
+            for root in roots:
+                missing = [p for p in [root.parent, *root.parent.parents] if not p.exists()]
+                for parent in reversed(missing):
+                    parent.mkdir()
+                    created_parents.append(parent)
+                temps[root] = Path(tempfile.mkdtemp(prefix=f".{root.name}.tmp-",
+                                                    dir=root.parent))
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(temps[root], 0o777 & ~umask)  # mkdtemp creates 0700
+        staged = {}
+        for final in finals:
+            root = next(r for r in roots if _is_within(final, r))
+            staged[final] = temps[root] / final.relative_to(root)
+            staged[final].mkdir(parents=True, exist_ok=True)
+        yield staged
+    except BaseException:
+        for tmp in temps.values():
+            shutil.rmtree(tmp, ignore_errors=True)
+        for parent in reversed(created_parents):
+            with contextlib.suppress(OSError):
+                parent.rmdir()
+        raise
+    with held_signals():  # an interrupt cannot leave a half-merged output folder
+        for root, tmp in temps.items():
+            _merge_into(tmp, root)
+
+
+__all__ = ["check_output_file", "check_output_folder", "nearest_existing", "staged_outputs"]

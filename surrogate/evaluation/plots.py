@@ -2,14 +2,15 @@
 
 matplotlib with the Agg backend, imported inside the functions. Every function takes plain
 data (the ``evaluation.json`` dict, training histories, slice arrays from
-``surrogate.evaluation.static.slice_fields``) and writes one PNG atomically. The 3D view is rendered
-with pyvista off-screen in a child process, so a machine without a working OpenGL stack
-gives a skip line, never a crash.
+``surrogate.evaluation.static_slices.slice_fields``) and writes one PNG atomically. The 3D
+view is rendered with pyvista off-screen in a child process, so a machine without a working
+OpenGL stack gives a skip line, never a crash.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -20,32 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from surrogate.core.atomic_files import atomic_path, ordinary_permissions
+from surrogate.core.atomic_files import ordinary_permissions
+from surrogate.evaluation.figures import pyplot, save_figure
 
 _RENDER_TIMEOUT_S = 120
-
-
-def _pyplot():
-    """matplotlib.pyplot on the non-interactive Agg backend."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig, path: str | Path) -> Path:
-    """Save a figure as PNG through a temporary file and a rename; close it."""
-    plt = _pyplot()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with atomic_path(path, ".png") as tmp:
-            fig.savefig(tmp, dpi=120, format="png")
-    finally:
-        plt.close(fig)
-    return path
 
 
 def _run_style(index: int) -> dict[str, Any]:
@@ -58,7 +37,7 @@ def plot_error_vs_h(evaluation: Mapping[str, Any], path: str | Path) -> Path:
 
     The N0 line is labelled with its observed rate (least-squares slope of log err vs log h).
     """
-    plt = _pyplot()
+    plt = pyplot()
     records = evaluation["records"]
     domains = list(dict.fromkeys(r["domain"] for r in records))
     labels = list(evaluation["runs"])
@@ -88,13 +67,13 @@ def plot_error_vs_h(evaluation: Mapping[str, Any], path: str | Path) -> Path:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_training_loss(histories: Mapping[str, Sequence[Mapping[str, Any]]],
                        path: str | Path) -> Path:
     """Training (solid) and validation (dashed) loss vs epoch, log y (Fig. 1 / Fig. 3c)."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for i, (label, rows) in enumerate(histories.items()):
         color = f"C{i % 10}"
@@ -111,12 +90,12 @@ def plot_training_loss(histories: Mapping[str, Sequence[Mapping[str, Any]]],
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_taus(taus: Mapping[str, Sequence[float] | None], path: str | Path) -> Path:
     """Step sizes τ^[ℓ] per layer as grouped bars, one group per layer (Table 1)."""
-    plt = _pyplot()
+    plt = pyplot()
     items = [(label, np.asarray(t, dtype=float)) for label, t in taus.items() if t is not None]
     depth = max((len(t) for _, t in items), default=0)
     fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * depth + 3), 4.5))
@@ -132,7 +111,7 @@ def plot_taus(taus: Mapping[str, Sequence[float] | None], path: str | Path) -> P
     if items:
         ax.legend(fontsize=7)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _outline(ax, s, t, mask: np.ndarray, **style) -> None:
@@ -144,7 +123,7 @@ def _outline(ax, s, t, mask: np.ndarray, **style) -> None:
 def plot_slice_errors(slices: Mapping[str, Any], path: str | Path) -> Path:
     """Pointwise |u − u_NN| on the slice plane, one panel per run, shared log colour scale
     (Fig. 4); the training domain's outline solid white, the test domains' dashed."""
-    plt = _pyplot()
+    plt = pyplot()
     from matplotlib.colors import LogNorm
 
     labels = list(slices["error"])
@@ -178,14 +157,14 @@ def plot_slice_errors(slices: Mapping[str, Any], path: str | Path) -> Path:
         ax.set_visible(False)
     if image is not None:
         fig.colorbar(image, ax=axes.ravel().tolist(), label="|u − u_NN| (units of u)")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_slice_quiver(slices: Mapping[str, Any], label: str, path: str | Path,
                       arrows: int = 21) -> Path:
     """Quiver of the in-plane components of u and u_NN on the slice, and the in-plane error
     |u − u_NN| (R² norm) restricted to the training domain (Fig. 5)."""
-    plt = _pyplot()
+    plt = pyplot()
     s, t = np.asarray(slices["s"]), np.asarray(slices["t"])
     a, b = slices["plane_axes"]
     u, u_nn = np.asarray(slices["u"]), np.asarray(slices["u_nn"][label])
@@ -211,7 +190,7 @@ def plot_slice_quiver(slices: Mapping[str, Any], label: str, path: str | Path,
         ax.set_aspect("equal")
         ax.set_xlabel(f"{xname} (length units)")
         ax.set_ylabel(f"{yname} (length units)")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 # ------------------------------------------------------------------------------- 3D rendering
@@ -234,6 +213,13 @@ plotter.close()
 """
 
 
+def _pyvista_installed() -> bool:
+    """Whether pyvista (the optional extra ``surrogate[viz]``) can be imported; not imported."""
+    if "pyvista" in sys.modules:
+        return sys.modules["pyvista"] is not None
+    return importlib.util.find_spec("pyvista") is not None
+
+
 def render_error_3d(vtu_path: str | Path, array_name: str, png_path: str | Path,
                     timeout: float = _RENDER_TIMEOUT_S) -> str | None:
     """Render cell array ``array_name`` of a ``.vtu`` to PNG with pyvista off-screen.
@@ -241,6 +227,8 @@ def render_error_3d(vtu_path: str | Path, array_name: str, png_path: str | Path,
     Runs in a child process (a missing OpenGL/X stack can abort VTK). Returns ``None`` on
     success, otherwise one line saying why the view was skipped.
     """
+    if not _pyvista_installed():
+        return "3D view skipped: pyvista is not installed (pip install 'surrogate[viz]')"
     png_path = Path(png_path)
     png_path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{png_path.stem}.", suffix=".png", dir=png_path.parent)

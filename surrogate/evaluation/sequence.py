@@ -28,21 +28,18 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
-from surrogate.core.metrics import relative_errors_per_sequence, sequence_error_summary
+from surrogate.evaluation.devices import device_description, resolve_inference_device
+from surrogate.evaluation.sequence_builders import build_set
+from surrogate.evaluation.sequence_metrics import set_record
 from surrogate.evaluation.sequence_sets import (
     SET_NAMES,
     SequenceSet,
     SetPlan,
-    build_set,
     parse_material_ranges,
     plan_sets,
 )
+from surrogate.evaluation.sequence_vtk import check_vtk, write_sequence_vtk
 from surrogate.training.sequence import readout_targets
-
-SPATIAL_RECIPES = ("maxwell-td",)
-"""Recipe kinds with a spatial field (``--vtk``)."""
-MAX_VTK_FRAMES = 50
-"""``vtk_every`` by default keeps at most this many time steps (plus the last)."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +108,7 @@ class SequenceEvaluation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary: run, options, the sets' records, timings, threads, notes."""
-        from surrogate.runs.store import json_safe
+        from surrogate.core.json_files import json_safe
 
         return json_safe({
             "kind": "sequence", "problem": self.run.get("problem"), "run": self.run,
@@ -121,69 +118,6 @@ class SequenceEvaluation:
             "inference_device": self.inference_device, "notes": list(self.notes),
             "vtk": self.vtk,
         })
-
-
-# ---------------------------------------------------------------------------------- metrics
-
-
-def rms_per_sequence(target: np.ndarray) -> np.ndarray:
-    """(1/T Σ_n ‖u_i(t_n)‖²)^{1/2} of every sequence of (N, T, k), (N,)."""
-    return np.sqrt(np.mean(np.sum(np.asarray(target) ** 2, axis=2), axis=1))
-
-
-def relative_error_over_time(prediction: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """r_i(n) = ‖u_NN,i(t_n) − u_i(t_n)‖ / rms_i for (N, T, k) arrays, (N, T).
-
-    A sequence with rms_i = 0 reports its absolute error.
-    """
-    error = np.linalg.norm(np.asarray(prediction) - np.asarray(target), axis=2)
-    rms = rms_per_sequence(target)
-    return error / np.where(rms > 0, rms, 1.0)[:, None]
-
-
-def error_over_time(prediction: np.ndarray, target: np.ndarray, times: np.ndarray
-                    ) -> dict[str, Any]:
-    """Median and 90th percentile of r_i(t_n) over the sequences at every step."""
-    ratio = relative_error_over_time(prediction, target)
-    median, p90 = np.percentile(ratio, [50, 90], axis=0)
-    return {"time": np.asarray(times, dtype=float), "median": median, "p90": p90}
-
-
-def window_errors(prediction: np.ndarray, target: np.ndarray, trained_steps: int,
-                  times: np.ndarray) -> dict[str, Any]:
-    """Error summaries over the trained window [0, T_train) and the steps after it."""
-    return {"trained_steps": int(trained_steps),
-            "trained_until": float(times[trained_steps - 1]),
-            "trained": sequence_error_summary(prediction[:, :trained_steps],
-                                              target[:, :trained_steps]),
-            "extrapolated": sequence_error_summary(prediction[:, trained_steps:],
-                                                   target[:, trained_steps:])}
-
-
-def set_record(built: SequenceSet, prediction: np.ndarray, target: np.ndarray,
-               seconds_predict: float) -> dict[str, Any]:
-    """The JSON record of one evaluated set (see the module docstring)."""
-    per_sequence = relative_errors_per_sequence(prediction, target)
-    seq_to_seq = prediction.ndim == 3
-    windows = None
-    if seq_to_seq and built.trained_steps and built.trained_steps < prediction.shape[1]:
-        windows = window_errors(prediction, target, built.trained_steps, built.time)
-    record = {
-        "source": built.source, "sequences": int(len(prediction)),
-        "steps": int(built.inputs.shape[1]),
-        "time": {"start": float(built.time[0]), "end": float(built.time[-1]),
-                 "dt": float(built.time[1] - built.time[0]) if len(built.time) > 1 else None},
-        "samples": built.samples, "recipe": built.recipe,
-        "trained_steps": built.trained_steps,
-        "errors": sequence_error_summary(prediction, target),
-        "per_sequence": per_sequence, "windows": windows,
-        "error_over_time": error_over_time(prediction, target, built.time)
-        if seq_to_seq else None,
-        "seconds": {"generate": built.seconds, "predict": seconds_predict},
-    }
-    if built.materials is not None:
-        record["materials"] = np.unique(np.asarray(built.materials, float), axis=0)
-    return record
 
 
 # ------------------------------------------------------------------------------- the run
@@ -224,21 +158,6 @@ def run_info(run: Any, dataset: Any) -> dict[str, Any]:
             "training_test_error": (metrics.get("sequence_relative_l2_error") or {}).get("test")}
 
 
-def check_vtk(plan: SetPlan, run: Any, sample: int) -> None:
-    """InputError unless ``--vtk`` can be written (maxwell-td, seq-to-seq, sample exists)."""
-    if plan.kind not in SPATIAL_RECIPES or plan.recipe is None:
-        raise InputError(f"--vtk needs a spatial field; {plan.kind or 'this'!r} sequences have "
-                         f"none (only {', '.join(SPATIAL_RECIPES)} data)")
-    if "unseen-signals" not in plan.sets:
-        raise InputError("--vtk shows a sample of the unseen-signals set; add --set "
-                         "unseen-signals")
-    if run.model_config.readout != "sequence":
-        raise InputError("--vtk needs a seq-to-seq run (readout 'sequence') to show E over time")
-    if sample >= plan.samples.size:
-        raise InputError(f"--sample {sample}: expected 0 <= sample < {plan.samples.size} "
-                         f"(the size of the unseen-signals set)")
-
-
 def thread_info() -> dict[str, Any]:
     """Torch's intra-op thread count and the OMP/MKL environment."""
     import torch
@@ -276,8 +195,6 @@ def evaluate_sequence_run(run: Any, options: SequenceEvaluationOptions, *,
                           vtk_dir: str | os.PathLike | None = None,
                           on_progress: Any = None) -> SequenceEvaluation:
     """Build the sets of :func:`prepare`, predict, measure; optionally write the VTK files."""
-    from surrogate.evaluation.static import _device_description, resolve_inference_device
-
     progress = on_progress or (lambda done, total, description: None)
     started = time.perf_counter()
     plan = plan or prepare(run, options, data_path=data_path, vtk=vtk_dir is not None)
@@ -297,8 +214,6 @@ def evaluate_sequence_run(run: Any, options: SequenceEvaluationOptions, *,
         results[name] = evaluate_set(run, built, options.batch_size)
     vtk = None
     if vtk_dir is not None:
-        from surrogate.evaluation.sequence_vtk import write_sequence_vtk
-
         progress(total - 1, total, "VTK files")
         vtk = write_sequence_vtk(Path(vtk_dir), plan, results["unseen-signals"], options.sample,
                                  options.vtk_every)
@@ -309,10 +224,9 @@ def evaluate_sequence_run(run: Any, options: SequenceEvaluationOptions, *,
     return SequenceEvaluation(run=run_info(run, plan.dataset), options=options, plan=plan,
                               results=results, timings=timings, threads=thread_info(),
                               notes=list(plan.notes), vtk=vtk,
-                              inference_device=_device_description(device))
+                              inference_device=device_description(device))
 
 
 __all__ = ["SequenceEvaluationOptions", "SequenceEvaluation", "SetResult",
-           "evaluate_sequence_run", "prepare", "load_training_dataset", "error_over_time",
-           "relative_error_over_time", "window_errors", "rms_per_sequence", "set_record",
-           "check_vtk", "SPATIAL_RECIPES", "MAX_VTK_FRAMES"]
+           "evaluate_sequence_run", "prepare", "load_training_dataset", "run_info",
+           "thread_info", "evaluate_set"]

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from surrogate.evaluation.plots import _pyplot, _save
+from surrogate.evaluation.figures import pyplot, save_figure
 
 AXIS_UNITS = {
     "maxwell-td": ("time t (nondimensional, Δt = {dt:g})", "nondimensional"),
@@ -55,7 +55,7 @@ def plot_traces(result: Any, names: Sequence[str], path: str | Path, *, time_lab
                 unit: str) -> Path:
     """One panel per channel: true (solid) vs predicted (dashed) traces of the best, median
     and worst sequence (one colour each)."""
-    plt = _pyplot()
+    plt = pyplot()
     record, times = result.record, result.set.time
     rows = pick_sequences(np.asarray(record["per_sequence"]))
     channels = pick_channels(result.target)
@@ -75,12 +75,12 @@ def plot_traces(result: Any, names: Sequence[str], path: str | Path, *, time_lab
     axes[0][0].legend(fontsize=7)
     fig.suptitle(f"{result.set.name}: true (solid) vs predicted (dashed)", fontsize=11)
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.14, top=0.88, wspace=0.3)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_targets(result: Any, names: Sequence[str], path: str | Path, *, unit: str) -> Path:
     """Seq-to-one: predicted vs true target of every sequence, with the line y = x."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(4.8, 4.5))
     true, predicted = result.target.reshape(len(result.target), -1), \
         result.prediction.reshape(len(result.prediction), -1)
@@ -93,7 +93,7 @@ def plot_targets(result: Any, names: Sequence[str], path: str | Path, *, unit: s
     ax.set_title(f"{result.set.name}: read-out after the last step", fontsize=10)
     ax.legend(fontsize=8)
     fig.subplots_adjust(left=0.16, right=0.97, bottom=0.12, top=0.92)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _mark_trained(ax: Any, record: Mapping[str, Any]) -> None:
@@ -107,7 +107,7 @@ def _mark_trained(ax: Any, record: Mapping[str, Any]) -> None:
 def plot_error_over_time(records: Mapping[str, Mapping[str, Any]], path: str | Path, *,
                          time_label: str) -> Path:
     """One panel per set: median of r_i(t) and the band up to its 90th percentile, log y."""
-    plt = _pyplot()
+    plt = pyplot()
     names = [n for n, r in records.items() if r.get("error_over_time")]
     fig, axes = plt.subplots(1, len(names), figsize=(4.8 * len(names), 3.8), squeeze=False)
     for ax, name in zip(axes[0], names, strict=True):
@@ -125,7 +125,7 @@ def plot_error_over_time(records: Mapping[str, Mapping[str, Any]], path: str | P
         ax.set_title(f"{name} ({records[name]['sequences']} sequences)", fontsize=10)
         ax.legend(fontsize=8)
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.14, top=0.9, wspace=0.35)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def make_sequence_figures(evaluation: Any, plots_dir: str | Path) -> dict[str, Any]:

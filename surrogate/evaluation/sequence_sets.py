@@ -18,13 +18,13 @@ Every set is a batch of whole sequences the run never trained on:
   are new, longer problems read at their last step).
 
 A dataset whose recipe kind has no generator here gives ``unseen-signals`` from its test
-split only. Nothing is written to disk.
+split only. Nothing is written to disk. This module plans the sets; they are built by
+:mod:`surrogate.evaluation.sequence_builders` (maxwell-td ones by
+:mod:`surrogate.evaluation.sequence_maxwell_td`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -200,240 +200,34 @@ def longer_steps(steps: int, factor: float) -> int:
     return max(steps + 1, int(round(steps * factor)))
 
 
-def _stored(array: np.ndarray, dtype: str) -> np.ndarray:
+def as_stored(array: np.ndarray, dtype: str) -> np.ndarray:
     """``array`` as the file would store it (the recipe's dtype)."""
     return np.ascontiguousarray(array, dtype=dtype)
 
 
-def _file_rows(plan: SetPlan) -> np.ndarray:
+def file_rows(plan: SetPlan) -> np.ndarray:
     """File rows of the in-file samples."""
     rows = np.asarray(plan.dataset.splits["test"], dtype=np.int64)
     return rows[:plan.in_file]
 
 
-# ------------------------------------------------------------------------------ maxwell-td
-
-
-def maxwell_td_recipe(plan: SetPlan, **changes: Any) -> Any:
-    """The training recipe with room for the fresh samples (n) and ``changes`` applied."""
-    n = max(plan.recipe.n, int(plan.samples.max()) + 1)
-    return dataclasses.replace(plan.recipe, n=n, **changes)
-
-
-def maxwell_td_setup(plan: SetPlan) -> Any:
-    """The recipe's shared mesh, operators and probes, built once per plan."""
-    from surrogate.datasets.maxwell_td import build_setup
-
-    if "setup" not in plan.cache:
-        plan.cache["setup"] = build_setup(maxwell_td_recipe(plan))
-    return plan.cache["setup"]
-
-
-def new_material_pool(plan: SetPlan) -> tuple[np.ndarray, dict[str, Any]]:
-    """(n_materials, 3) triples of the materials stream of ``material_seed`` and the recipe
-    fields that drew them (ranges possibly replaced by ``material_ranges``)."""
-    from surrogate.datasets.maxwell_td import material_pool
-
-    seed = plan.recipe.seed + 1 if plan.material_seed is None else plan.material_seed
-    drawn = dataclasses.replace(plan.recipe, seed=seed, **plan.material_ranges)
-    fields = {"material_seed": seed, **{k: list(getattr(drawn, k)) for k in MATERIAL_NAMES}}
-    return material_pool(drawn), fields
-
-
-def _simulate(setup: Any, samples: np.ndarray, progress: ProgressCallback
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """inputs and targets of ``samples`` (never empty: plans have at least one sample)."""
-    from surrogate.datasets.maxwell_td import simulate_samples
-
-    return simulate_samples(setup, samples, progress)
-
-
-def maxwell_td_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
-    """The file's test rows plus fresh samples n, n + 1, … (training materials)."""
-    data, recipe = plan.dataset, plan.recipe
-    rows = _file_rows(plan)
-    inputs, targets = data.inputs[rows], data.targets[rows]
-    if plan.fresh.size:
-        fresh_inputs, fresh_targets = _simulate(maxwell_td_setup(plan), plan.fresh, progress)
-        inputs = np.concatenate([inputs, _stored(fresh_inputs, recipe.dtype)])
-        targets = np.concatenate([targets, _stored(fresh_targets, recipe.dtype)])
-    source = _signals_source(plan, "samples")
-    return SequenceSet("unseen-signals", inputs, targets, recipe.time, plan.samples, source,
-                       recipe=maxwell_td_recipe(plan).to_dict() if plan.fresh.size else None,
-                       materials=inputs[:, 0, 1:4])
-
-
-def maxwell_td_materials(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
-    """The same samples with the material pool of another seed (or other ranges)."""
-    pool, fields = new_material_pool(plan)
-    setup = dataclasses.replace(maxwell_td_setup(plan), materials=pool)
-    inputs, targets = _simulate(setup, plan.samples, progress)
-    recipe = {**maxwell_td_recipe(plan).to_dict(), **fields}
-    source = (f"samples {_ids(plan.samples)} (the unseen-signals ones) with n_materials="
-              f"{plan.recipe.n_materials} new triples drawn by the materials stream of seed "
-              f"{fields['material_seed']}")
-    return SequenceSet("unseen-materials", _stored(inputs, plan.recipe.dtype),
-                       _stored(targets, plan.recipe.dtype), plan.recipe.time, plan.samples,
-                       source, recipe=recipe, materials=inputs[:, 0, 1:4])
-
-
-def maxwell_td_horizon(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
-    """The same samples over ``steps`` × factor steps (the same sequences, extended)."""
-    steps = longer_steps(plan.recipe.steps, plan.horizon_factor)
-    longer = maxwell_td_recipe(plan, steps=steps)
-    setup = dataclasses.replace(maxwell_td_setup(plan), recipe=longer)
-    inputs, targets = _simulate(setup, plan.samples, progress)
-    source = (f"samples {_ids(plan.samples)} over {steps} steps instead of "
-              f"{plan.recipe.steps} (same seed: the same sequences, extended)")
-    return SequenceSet("longer-horizon", _stored(inputs, plan.recipe.dtype),
-                       _stored(targets, plan.recipe.dtype), longer.time, plan.samples, source,
-                       recipe=longer.to_dict(), trained_steps=plan.recipe.steps + 1,
-                       materials=inputs[:, 0, 1:4])
-
-
-# ------------------------------------------------------------------------ fitzhugh-nagumo
-
-
-def stream_seeds(recipe: Any, samples: np.ndarray) -> list[np.random.SeedSequence]:
-    """The test split's per-sequence SeedSequences of rows ``samples`` (may exceed n_test)."""
-    from surrogate.datasets.sequence_benchmarks import sequence_seeds
-
-    sizes = {"train": recipe.n_train, "val": recipe.n_val,
-             "test": max(recipe.n_test, int(samples.max()) + 1)}
-    seeds = sequence_seeds(recipe.seed, sizes)["test"]
-    return [seeds[int(j)] for j in samples]
-
-
-def fitzhugh_nagumo_arrays(recipe: Any, samples: np.ndarray
-                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """inputs v(t_n), targets v(t_{n+1}) (n, steps, 1) and time t_0 … t_{steps−1}."""
-    from surrogate.datasets.sequence_benchmarks import (
-        fitzhugh_nagumo_times,
-        initial_v,
-        integrate_fitzhugh_nagumo,
-    )
-
-    times = fitzhugh_nagumo_times(recipe)
-    if samples.size == 0:
-        empty = np.zeros((0, recipe.steps, 1))
-        return empty, empty, times[:-1]
-    v = integrate_fitzhugh_nagumo(initial_v(stream_seeds(recipe, samples)), times,
-                                  recipe)[0][:, :, None]
-    return _stored(v[:, :-1], recipe.dtype), _stored(v[:, 1:], recipe.dtype), times[:-1]
-
-
-def fitzhugh_nagumo_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
-    """The file's test rows plus fresh initial states of the test seed stream."""
-    rows = _file_rows(plan)
-    progress(0, 1, f"integrating {plan.fresh.size} fresh sequences")
-    inputs, targets, _ = fitzhugh_nagumo_arrays(plan.recipe, plan.fresh)
-    return SequenceSet("unseen-signals", np.concatenate([plan.dataset.inputs[rows], inputs]),
-                       np.concatenate([plan.dataset.targets[rows], targets]),
-                       np.asarray(plan.dataset.time), plan.samples,
-                       _signals_source(plan, "test-stream rows"),
-                       recipe=plan.recipe.to_dict() if plan.fresh.size else None)
-
-
-def fitzhugh_nagumo_horizon(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
-    """The same initial states over f × t_end with the same Δt."""
-    recipe = plan.recipe
-    steps = longer_steps(recipe.steps, plan.horizon_factor)
-    longer = dataclasses.replace(recipe, steps=steps, t_end=recipe.t_end * steps / recipe.steps)
-    progress(0, 1, f"integrating {plan.samples.size} sequences over {steps} steps")
-    inputs, targets, times = fitzhugh_nagumo_arrays(longer, plan.samples)
-    source = (f"test-stream rows {_ids(plan.samples)} over {steps} steps to t = "
-              f"{longer.t_end:g} instead of {recipe.steps} to {recipe.t_end:g} (same Δt, same "
-              "initial states)")
-    return SequenceSet("longer-horizon", inputs, targets, times, plan.samples, source,
-                       recipe=longer.to_dict(), trained_steps=recipe.steps)
-
-
-# --------------------------------------------------------------------------------- adding
-
-
-def adding_arrays(recipe: Any, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """inputs (n, length, 2) and targets (n, 1, 1) of test-stream rows ``samples``."""
-    from surrogate.datasets.sequence_benchmarks import fill_adding
-
-    inputs = np.zeros((samples.size, recipe.length, 2), dtype=recipe.dtype)
-    if samples.size == 0:
-        return inputs, np.zeros((0, 1, 1))
-    sums = fill_adding(inputs, stream_seeds(recipe, samples))
-    return inputs, sums[:, None, None]
-
-
-def adding_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
-    """The file's test rows plus fresh rows of the test seed stream."""
-    rows = _file_rows(plan)
-    inputs, targets = adding_arrays(plan.recipe, plan.fresh)
-    return SequenceSet("unseen-signals", np.concatenate([plan.dataset.inputs[rows], inputs]),
-                       np.concatenate([plan.dataset.targets[rows], targets]),
-                       np.asarray(plan.dataset.time), plan.samples,
-                       _signals_source(plan, "test-stream rows"),
-                       recipe=plan.recipe.to_dict() if plan.fresh.size else None)
-
-
-def adding_horizon(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
-    """Sequences of length f × T from the same seeds (new markers: new, longer problems)."""
-    length = longer_steps(plan.recipe.length, plan.horizon_factor)
-    longer = dataclasses.replace(plan.recipe, length=length)
-    inputs, targets = adding_arrays(longer, plan.samples)
-    source = (f"test-stream rows {_ids(plan.samples)} with length {length} instead of "
-              f"{plan.recipe.length} (markers redrawn in the new halves)")
-    return SequenceSet("longer-horizon", inputs, targets, np.arange(length, dtype=float),
-                       plan.samples, source, recipe=longer.to_dict(),
-                       trained_steps=plan.recipe.length)
-
-
-# ---------------------------------------------------------------------------- any dataset
-
-
-def file_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
-    """The file's test split as it is (recipes that cannot be regenerated)."""
-    rows = _file_rows(plan)
-    return SequenceSet("unseen-signals", plan.dataset.inputs[rows], plan.dataset.targets[rows],
-                       np.asarray(plan.dataset.time), plan.samples,
-                       f"test split of {plan.dataset.path} (rows {_ids(rows)})")
-
-
-def _ids(values: np.ndarray, limit: int = 6) -> str:
+def ids_text(values: np.ndarray, limit: int = 6) -> str:
     """``0, 3, 7`` or ``0, 3, 7, … (40 in all)``."""
     shown = ", ".join(str(int(v)) for v in values[:limit])
     return shown if len(values) <= limit else f"{shown}, … ({len(values)} in all)"
 
 
-def _signals_source(plan: SetPlan, what: str) -> str:
+def signals_source(plan: SetPlan, what: str) -> str:
     """Where the unseen-signals sequences come from (file test split and/or regenerated)."""
     parts = []
     if plan.in_file:
         parts.append(f"test split of {plan.dataset.path} ({plan.in_file} sequences)")
     if plan.fresh.size:
-        parts.append(f"{plan.fresh.size} regenerated {what} {_ids(plan.fresh)} beyond the file")
+        parts.append(f"{plan.fresh.size} regenerated {what} {ids_text(plan.fresh)} beyond the file")
     return "; ".join(parts)
 
 
-BUILDERS: dict[str, dict[str, Callable[[SetPlan, ProgressCallback], SequenceSet]]] = {
-    "maxwell-td": {"unseen-signals": maxwell_td_signals, "unseen-materials": maxwell_td_materials,
-                   "longer-horizon": maxwell_td_horizon},
-    "fitzhugh-nagumo": {"unseen-signals": fitzhugh_nagumo_signals,
-                        "longer-horizon": fitzhugh_nagumo_horizon},
-    "adding": {"unseen-signals": adding_signals, "longer-horizon": adding_horizon},
-}
-
-
-def build_set(plan: SetPlan, name: str, on_progress: ProgressCallback | None = None
-              ) -> SequenceSet:
-    """Build set ``name`` of ``plan`` in memory; ``seconds`` is its generation time."""
-    progress = on_progress or (lambda done, total, description: None)
-    builders = BUILDERS.get(plan.kind, {}) if plan.recipe is not None else {}
-    builder = builders.get(name, file_signals if name == "unseen-signals" else None)
-    if builder is None:
-        raise InputError(f"set {name!r} is not available for {plan.kind!r} data")
-    start = time.perf_counter()
-    built = builder(plan, progress)
-    return dataclasses.replace(built, seconds=time.perf_counter() - start)
-
-
-__all__ = ["SET_NAMES", "SETS_BY_RECIPE", "SequenceSet", "SetPlan", "plan_sets", "build_set",
-           "choose_sets", "recipe_of", "longer_steps", "parse_material_ranges",
-           "new_material_pool", "maxwell_td_recipe", "maxwell_td_setup"]
+__all__ = ["MATERIAL_NAMES", "SET_NAMES", "SETS_BY_RECIPE", "ProgressCallback", "SequenceSet",
+           "SetPlan", "as_stored", "check_memory", "choose_sets", "file_rows",
+           "file_test_samples", "fresh_samples", "ids_text", "longer_steps",
+           "parse_material_ranges", "plan_sets", "recipe_of", "signals_source"]

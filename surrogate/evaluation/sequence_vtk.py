@@ -21,6 +21,27 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
+from surrogate.evaluation.sequence_maxwell_td import maxwell_td_recipe, maxwell_td_setup
+
+SPATIAL_RECIPES = ("maxwell-td",)
+"""Recipe kinds with a spatial field (``--vtk``)."""
+MAX_VTK_FRAMES = 50
+"""``vtk_every`` by default keeps at most this many time steps (plus the last)."""
+
+
+def check_vtk(plan: Any, run: Any, sample: int) -> None:
+    """InputError unless ``--vtk`` can be written (maxwell-td, seq-to-seq, sample exists)."""
+    if plan.kind not in SPATIAL_RECIPES or plan.recipe is None:
+        raise InputError(f"--vtk needs a spatial field; {plan.kind or 'this'!r} sequences have "
+                         f"none (only {', '.join(SPATIAL_RECIPES)} data)")
+    if "unseen-signals" not in plan.sets:
+        raise InputError("--vtk shows a sample of the unseen-signals set; add --set "
+                         "unseen-signals")
+    if run.model_config.readout != "sequence":
+        raise InputError("--vtk needs a seq-to-seq run (readout 'sequence') to show E over time")
+    if sample >= plan.samples.size:
+        raise InputError(f"--sample {sample}: expected 0 <= sample < {plan.samples.size} "
+                         f"(the size of the unseen-signals set)")
 
 
 def default_every(steps: int, frames: int) -> int:
@@ -83,8 +104,6 @@ def write_sequence_vtk(vtk_dir: Path, plan: Any, result: Any, sample: int,
                        every: int | None = None) -> dict[str, Any]:
     """Both collections for sequence ``sample`` of an evaluated unseen-signals set."""
     from surrogate.datasets.maxwell_td import sample_snapshots
-    from surrogate.evaluation.sequence import MAX_VTK_FRAMES
-    from surrogate.evaluation.sequence_sets import maxwell_td_recipe, maxwell_td_setup
 
     built = result.set
     steps_total = built.inputs.shape[1]
@@ -103,5 +122,5 @@ def write_sequence_vtk(vtk_dir: Path, plan: Any, result: Any, sample: int,
             "material": snapshots.material}
 
 
-__all__ = ["write_sequence_vtk", "write_probe_series", "write_field_series", "frame_steps",
-           "default_every", "probe_vectors"]
+__all__ = ["MAX_VTK_FRAMES", "SPATIAL_RECIPES", "check_vtk", "default_every", "frame_steps",
+           "probe_vectors", "write_field_series", "write_probe_series", "write_sequence_vtk"]

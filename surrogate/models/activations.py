@@ -7,6 +7,8 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from surrogate.models.config import ACTIVATION_NAMES
+
 SMOOTH_RELU_ETA = 1e-4
 
 
@@ -82,4 +84,15 @@ class Softplus(Activation):
         return torch.sigmoid(z)
 
 
-__all__ = ["Activation", "SmoothReLU", "ReLU", "Tanh", "Softplus", "SMOOTH_RELU_ETA"]
+#: ``activation`` name -> class, in the order of ``ACTIVATION_NAMES`` (the configs' choices).
+ACTIVATIONS: dict[str, type[Activation]] = dict(
+    zip(ACTIVATION_NAMES, (SmoothReLU, ReLU, Tanh, Softplus), strict=True))
+
+
+def make_activation(name: str) -> Activation:
+    """A new activation module of the given name."""
+    return ACTIVATIONS[name]()
+
+
+__all__ = ["Activation", "SmoothReLU", "ReLU", "Tanh", "Softplus", "SMOOTH_RELU_ETA",
+           "ACTIVATIONS", "make_activation"]

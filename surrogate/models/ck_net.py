@@ -14,8 +14,8 @@ from torch import Tensor
 from torch.nn import functional as F
 
 from surrogate.core.errors import InputError
-from surrogate.models.config import ModelConfig
 from surrogate.models.networks import SteppingNetwork
+from surrogate.models.stepping_configs import CkNetConfig
 
 
 def state_space_step(states: Tensor, forcing: Tensor) -> Tensor:
@@ -52,7 +52,7 @@ class CkNet(SteppingNetwork):
     c < 1 every step is invertible and a width-1 network is strictly monotone in its input.
     """
 
-    supports_step_lipschitz = True
+    config: CkNetConfig
 
     @property
     def order(self) -> int:
@@ -80,7 +80,7 @@ class CkNet(SteppingNetwork):
         """Position q_1^(L) = x^(L), shape (N, width)."""
         return self.states(x, taus)[0]
 
-    def prune(self, tol: float) -> tuple[CkNet, list[int], ModelConfig]:
+    def prune(self, tol: float) -> tuple[CkNet, list[int], CkNetConfig]:
         """Delete steps τ^[ℓ] < tol, ℓ >= 1 — only for k = 1 (the ResNet, exact as τ -> 0).
 
         For k >= 2 a step with Δl = 0 still moves the position by the velocity

@@ -5,8 +5,8 @@ from __future__ import annotations
 from torch import Tensor
 
 from surrogate.core.errors import InputError
-from surrogate.models.config import ModelConfig
 from surrogate.models.networks import SteppingNetwork
+from surrogate.models.stepping_configs import DenseNetConfig
 
 
 class DenseNet(SteppingNetwork):
@@ -27,7 +27,7 @@ class DenseNet(SteppingNetwork):
             total = total + y
         return y
 
-    def prune(self, tol: float) -> tuple[DenseNet, list[int], ModelConfig]:
+    def prune(self, tol: float) -> tuple[DenseNet, list[int], DenseNetConfig]:
         """Not defined: with τ^[k] = 0 the layer still adds the sum of all earlier states."""
         raise InputError("pruning is not defined for densenet: a layer with tau = 0 still adds "
                          "the sum of all earlier states (Theorem 6.4), so it cannot be dropped")

@@ -18,9 +18,9 @@ from torch import Tensor
 from torch.autograd.function import once_differentiable
 
 from surrogate.models.activations import Activation
-from surrogate.models.config import ModelConfig
 from surrogate.models.fractional import gamma_factor, trajectory_kernel
 from surrogate.models.networks import SteppingNetwork
+from surrogate.models.stepping_configs import FractionalDNNConfig
 
 
 class _FractionalTrajectory(torch.autograd.Function):
@@ -87,7 +87,8 @@ class FractionalDNN(SteppingNetwork):
     a_{ℓ,k} in this recursion; eqs. 5.4 and 5.7 give a_{ℓ-1,j}, which is what is used.)
     """
 
-    def __init__(self, config: ModelConfig, activation: Activation) -> None:
+    def __init__(self, config: FractionalDNNConfig, activation: Activation | None = None
+                 ) -> None:
         super().__init__(config, activation)
         # float64 0-dim buffers: exact after .double(), no type promotion in float32 models.
         self.register_buffer("gamma", torch.tensor(config.gamma, dtype=torch.float64))
@@ -102,7 +103,7 @@ class FractionalDNN(SteppingNetwork):
         params = [p for layer in self.layers for p in (layer.weight, layer.bias)]
         return _FractionalTrajectory.apply(x, self.kernel(taus), self.activation, *params)
 
-    def prune(self, tol: float) -> tuple[FractionalDNN, list[int], ModelConfig]:
+    def prune(self, tol: float) -> tuple[FractionalDNN, list[int], FractionalDNNConfig]:
         """Delete steps τ^[k] < tol, k >= 1; the result is the network on the coarser grid.
 
         As τ^[k] -> 0 the increment ŷ^[k+1] - ŷ^[k] = O((τ^[k])^γ) vanishes and every other

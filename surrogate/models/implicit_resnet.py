@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from surrogate.models.config import ModelConfig
 from surrogate.models.implicit_layer import implicit_step
 from surrogate.models.networks import SteppingNetwork
+from surrogate.models.stepping_configs import ImplicitResNetConfig
 
 
 class ImplicitResNet(SteppingNetwork):
@@ -24,7 +24,7 @@ class ImplicitResNet(SteppingNetwork):
     Jacobian and the transposed solve; autograd carries the gradient on to the stored A.
     """
 
-    supports_skew_weights = True
+    config: ImplicitResNetConfig
 
     def hidden(self, x: Tensor, taus: Tensor) -> Tensor:
         y = taus[0] * self.activation(self.layers[0](x))
@@ -35,7 +35,7 @@ class ImplicitResNet(SteppingNetwork):
                               self.config.solver_tol, self.config.solver_max_iter, layer=k)
         return y
 
-    def prune(self, tol: float) -> tuple[ImplicitResNet, list[int], ModelConfig]:
+    def prune(self, tol: float) -> tuple[ImplicitResNet, list[int], ImplicitResNetConfig]:
         """Delete hidden layers with τ^[k] < tol, k >= 1 (τ^[k] = 0 gives y^[k+1] = y^[k]).
 
         Returns ``(new_model, removed, new_config)``; ``removed`` are indices into

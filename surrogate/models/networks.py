@@ -17,7 +17,7 @@ import torch
 from torch import Tensor, nn
 
 from surrogate.core.errors import InputError
-from surrogate.models.activations import Activation
+from surrogate.models.activations import Activation, make_activation
 from surrogate.models.config import ModelConfig
 from surrogate.models.step_sizes import make_steps
 
@@ -32,15 +32,11 @@ def spectral_norms(weights: Tensor) -> Tensor:
 class SteppingNetwork(nn.Module):
     """Base class: ``forward(x (N, in)) -> (N, out)`` with steps from ``self.steps``."""
 
-    #: Whether :meth:`hidden` uses :meth:`effective_weights`, i.e. honours ``step_lipschitz``.
-    supports_step_lipschitz = False
-    #: Whether :meth:`hidden` uses :meth:`effective_weights`, i.e. honours ``skew_weights``.
-    supports_skew_weights = False
-
-    def __init__(self, config: ModelConfig, activation: Activation) -> None:
+    def __init__(self, config: ModelConfig, activation: Activation | None = None) -> None:
         super().__init__()
         self.config = config
-        self.activation = activation
+        self.activation = activation if activation is not None \
+            else make_activation(config.activation)
         self.steps = make_steps(config)
         sizes = [config.in_features] + [config.width] * config.depth
         self.layers = nn.ModuleList(nn.Linear(n_in, config.width) for n_in in sizes[:-1])

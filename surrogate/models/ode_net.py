@@ -15,8 +15,8 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from surrogate.models.activations import Activation
-from surrogate.models.config import ModelConfig
 from surrogate.models.networks import SteppingNetwork
+from surrogate.models.stepping_configs import ODENetConfig
 
 
 def embed(u: Tensor, width: int) -> Tensor:
@@ -53,7 +53,7 @@ class ODENet(SteppingNetwork):
     starts at zero (§4.4); the output ``W^[L-1] x^(L)`` keeps torch's default initialisation.
     """
 
-    def __init__(self, config: ModelConfig, activation: Activation) -> None:
+    def __init__(self, config: ODENetConfig, activation: Activation | None = None) -> None:
         super().__init__(config, activation)
         with torch.no_grad():
             for layer in self.layers:

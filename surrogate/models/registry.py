@@ -1,162 +1,179 @@
-"""The one place where names map to classes: architectures and activations.
+"""The one place where architecture names map to classes: ``ARCHITECTURES``.
 
-Every ``--arch`` name maps to an :class:`ArchitectureSpec`: the typed config class it is
-described by (``ModelConfig`` for the τ-stepping networks, ``SequenceModelConfig`` for
-``lem``, ``cornn``, ``lstm``), the builder of the untrained model and the dataset ``kind``
-it trains on. Loading a run or a checkpoint picks the config class from the stored ``arch``
-through :func:`config_from_dict`; :func:`build_model` builds any registered config.
+Every ``--arch`` name maps to an :class:`Architecture`: its typed config class (a
+:class:`~surrogate.models.config.ModelConfig` subclass for the τ-stepping networks, a
+:class:`~surrogate.models.sequence_config.SequenceModelConfig` subclass for ``lem``,
+``cornn``, ``lstm``) and its builder, ``"module:name"`` of a callable ``config -> nn.Module``
+imported on first use, so that this module (and the command line's choices) stays
+torch-free. Adding an architecture: its file, its config class and one line below.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-from torch import nn
+from typing import TYPE_CHECKING, Any
 
 from surrogate.core.errors import InputError
-from surrogate.models.activations import ReLU, SmoothReLU, Softplus, Tanh
-from surrogate.models.ck_net import CkNet
-from surrogate.models.config import ModelConfig
-from surrogate.models.densenet import DenseNet
-from surrogate.models.fractional_dnn import FractionalDNN
-from surrogate.models.implicit_resnet import ImplicitResNet
-from surrogate.models.networks import SteppingNetwork
-from surrogate.models.ode_net import ODENet
-from surrogate.models.resnet import ResNet
-from surrogate.models.sequence_config import SEQUENCE_ARCHS, SequenceModelConfig
-from surrogate.models.sequence_models import build_sequence_model
+from surrogate.models.config import ACTIVATION_NAMES, ModelConfig
+from surrogate.models.sequence_config import (
+    CoRNNConfig,
+    LEMConfig,
+    LSTMConfig,
+    SequenceModelConfig,
+)
+from surrogate.models.stepping_configs import (
+    CkNetConfig,
+    DenseNetConfig,
+    FractionalDNNConfig,
+    ImplicitResNetConfig,
+    ODENetConfig,
+    ResNetConfig,
+)
 
-ARCHITECTURES: dict[str, type[SteppingNetwork]] = {
-    "resnet": ResNet,
-    "frac-dnn": FractionalDNN,
-    "densenet": DenseNet,
-    "implicit-resnet": ImplicitResNet,
-    "ck-net": CkNet,
-    "ode-net": ODENet,
-}
+if TYPE_CHECKING:
+    from torch import nn
 
-ACTIVATIONS = {
-    "smooth-relu": SmoothReLU,
-    "relu": ReLU,
-    "tanh": Tanh,
-    "softplus": Softplus,
-}
-
-
-def architecture_names() -> list[str]:
-    """Names accepted as ``ModelConfig.arch`` (the pointwise architectures)."""
-    return sorted(ARCHITECTURES)
-
-
-def sequence_architecture_names() -> list[str]:
-    """Names accepted as ``SequenceModelConfig.arch`` (the sequence architectures)."""
-    return sorted(SEQUENCE_ARCHS)
-
-
-def all_architecture_names() -> list[str]:
-    """Every name ``--arch`` accepts, pointwise and sequence."""
-    return sorted(SPECS)
-
-
-def activation_names() -> list[str]:
-    """Names accepted as ``ModelConfig.activation``."""
-    return sorted(ACTIVATIONS)
-
-
-def _build_stepping_network(config: ModelConfig) -> SteppingNetwork:
-    return ARCHITECTURES[config.arch](config, ACTIVATIONS[config.activation]())
-
-
-def _stepping_parameter_floor(c: ModelConfig) -> int:
-    """Parameters every τ-stepping network has: ``depth`` affine maps and a linear output."""
-    return (c.width * (c.in_features + 1) + (c.depth - 1) * c.width * (c.width + 1)
-            + c.width * c.out_features)
-
-
-def _sequence_parameter_floor(c: SequenceModelConfig) -> int:
-    """Parameters every sequence model has: input (m×d), recurrent (m×m), read-out (k×m)."""
-    return c.hidden * (c.in_features + c.hidden + c.out_features)
+AnyModelConfig = ModelConfig | SequenceModelConfig
 
 
 @dataclass(frozen=True)
-class ArchitectureSpec:
-    """What an ``--arch`` name stands for.
+class Architecture:
+    """What an ``--arch`` name stands for: its config class and its builder."""
 
-    Attributes
-    ----------
-    kind
-        Dataset kind the architecture trains on: ``"pointwise"`` or ``"sequence"``.
-    config
-        The typed config class (``ModelConfig`` or ``SequenceModelConfig``).
-    build
-        ``config -> nn.Module``: the untrained model (weights from torch's global RNG).
-    parameter_floor
-        ``config -> int``: a lower bound of the parameter count (checked against a stored
-        state before a possibly huge model is built).
-    """
+    config: type[ModelConfig] | type[SequenceModelConfig]
+    builder: str
 
-    kind: str
-    config: type
-    build: Callable[[Any], nn.Module]
-    parameter_floor: Callable[[Any], int]
+    @property
+    def kind(self) -> str:
+        """Dataset kind the architecture trains on: ``"pointwise"`` or ``"sequence"``."""
+        return self.config.kind
+
+    def build(self, config: AnyModelConfig) -> nn.Module:
+        """The untrained model (weights from torch's global RNG)."""
+        module, name = self.builder.split(":")
+        return getattr(importlib.import_module(module), name)(config)
 
 
-POINTWISE = ArchitectureSpec("pointwise", ModelConfig, _build_stepping_network,
-                             _stepping_parameter_floor)
-SEQUENCE = ArchitectureSpec("sequence", SequenceModelConfig, build_sequence_model,
-                            _sequence_parameter_floor)
-SPECS: dict[str, ArchitectureSpec] = {**{name: POINTWISE for name in ARCHITECTURES},
-                                      **{name: SEQUENCE for name in SEQUENCE_ARCHS}}
+ARCHITECTURES: dict[str, Architecture] = {
+    "resnet": Architecture(ResNetConfig, "surrogate.models.resnet:ResNet"),
+    "frac-dnn": Architecture(FractionalDNNConfig, "surrogate.models.fractional_dnn:FractionalDNN"),
+    "densenet": Architecture(DenseNetConfig, "surrogate.models.densenet:DenseNet"),
+    "implicit-resnet": Architecture(ImplicitResNetConfig,
+                                    "surrogate.models.implicit_resnet:ImplicitResNet"),
+    "ck-net": Architecture(CkNetConfig, "surrogate.models.ck_net:CkNet"),
+    "ode-net": Architecture(ODENetConfig, "surrogate.models.ode_net:ODENet"),
+    "lem": Architecture(LEMConfig, "surrogate.models.sequence_models:build_lem"),
+    "cornn": Architecture(CoRNNConfig, "surrogate.models.sequence_models:build_cornn"),
+    "lstm": Architecture(LSTMConfig, "surrogate.models.sequence_models:build_lstm"),
+}
 
 
 def architectures_for(kind: str) -> list[str]:
     """Names of the architectures that train on datasets of ``kind``."""
-    return sorted(name for name, spec in SPECS.items() if spec.kind == kind)
+    return sorted(name for name, entry in ARCHITECTURES.items() if entry.kind == kind)
 
 
-def architecture_spec(arch: Any) -> ArchitectureSpec:
-    """The :class:`ArchitectureSpec` of ``arch``; InputError naming every choice otherwise."""
-    if not isinstance(arch, str) or arch not in SPECS:
+def architecture_names() -> list[str]:
+    """Names of the pointwise (τ-stepping) architectures."""
+    return architectures_for("pointwise")
+
+
+def sequence_architecture_names() -> list[str]:
+    """Names of the sequence architectures."""
+    return architectures_for("sequence")
+
+
+def all_architecture_names() -> list[str]:
+    """Every name ``--arch`` accepts, pointwise and sequence."""
+    return sorted(ARCHITECTURES)
+
+
+def activation_names() -> list[str]:
+    """Names accepted as the ``activation`` of a τ-stepping network."""
+    return sorted(ACTIVATION_NAMES)
+
+
+def architecture_spec(arch: Any) -> Architecture:
+    """The :class:`Architecture` of ``arch``; InputError naming every choice otherwise."""
+    if not isinstance(arch, str) or arch not in ARCHITECTURES:
         raise InputError(f"unknown arch {arch!r}; choose one of: "
                          f"{', '.join(all_architecture_names())}")
-    return SPECS[arch]
+    return ARCHITECTURES[arch]
 
 
-def config_from_dict(data: Mapping[str, Any]) -> ModelConfig | SequenceModelConfig:
-    """The typed config of a stored model section, its class picked by ``data["arch"]``.
+def model_option_names() -> tuple[str, ...]:
+    """Every model field a user may set, over all architectures (in/out come from the data)."""
+    names = dict.fromkeys(name for entry in ARCHITECTURES.values()
+                          for name in entry.config.field_names())
+    return tuple(n for n in names if n not in ("in_features", "out_features"))
 
-    InputError on an unknown arch, unknown keys or bad values (a mapping without ``arch``
-    is reported as missing it).
+
+def _foreign_defaults(kind: str) -> dict[str, list[Any]]:
+    """Field -> the defaults it has in the configs of ``kind``'s architectures."""
+    defaults: dict[str, list[Any]] = {}
+    for entry in ARCHITECTURES.values():
+        if entry.kind == kind:
+            for name, f in entry.config.__dataclass_fields__.items():
+                defaults.setdefault(name, []).append(f.default)
+    return defaults
+
+
+def config_from_dict(data: Mapping[str, Any]) -> AnyModelConfig:
+    """The typed config of a model section, its class picked by ``data["arch"]``.
+
+    Accepts the model sections stored before each architecture had its own config (every
+    field of every architecture written out): a field of another architecture of the same
+    kind is dropped when it holds that architecture's default (or None), and is an
+    InputError otherwise. InputError on an unknown arch or bad values; a mapping without
+    ``arch`` is reported as missing it.
     """
     if not isinstance(data, Mapping):
         raise InputError(f"model config must be a mapping, got {type(data).__name__}")
     if "arch" not in data:
-        return ModelConfig.from_dict(data)  # reports the missing keys
-    return architecture_spec(data["arch"]).config.from_dict(data)
+        raise InputError("model config is missing: arch")
+    entry = architecture_spec(data["arch"])
+    own = set(entry.config.field_names())
+    defaults = _foreign_defaults(entry.kind)
+    kept = {}
+    for key, value in data.items():
+        if key not in own and key in defaults:
+            if value is None or value in defaults[key]:
+                continue  # another architecture's field at its default: written by older runs
+            able = sorted(n for n, e in ARCHITECTURES.items() if key in e.config.field_names())
+            raise InputError(f"{key} is not supported by arch {data['arch']!r}; use one of: "
+                             f"{', '.join(able)}")
+        kept[key] = value
+    return entry.config.from_dict(kept)
 
 
-def config_spec(config: Any) -> ArchitectureSpec:
-    """The spec of a typed config; InputError when ``config`` is not one."""
-    spec = SPECS.get(getattr(config, "arch", None))
-    if spec is None or not isinstance(config, spec.config):
+def model_config(**fields: Any) -> AnyModelConfig:
+    """The config of ``fields["arch"]`` from keyword fields (as :func:`config_from_dict`)."""
+    return config_from_dict(fields)
+
+
+def config_spec(config: Any) -> Architecture:
+    """The architecture of a typed config; InputError when ``config`` is not one."""
+    entry = ARCHITECTURES.get(getattr(config, "arch", None))
+    if entry is None or type(config) is not entry.config:
         raise InputError(f"build_model needs a ModelConfig or SequenceModelConfig, got "
                          f"{type(config).__name__}")
-    return spec
+    return entry
 
 
-def build_model(config: ModelConfig | SequenceModelConfig) -> nn.Module:
+def build_model(config: AnyModelConfig) -> nn.Module:
     """The untrained model a config describes (weights from torch's global RNG)."""
     return config_spec(config).build(config)
 
 
-def parameter_floor(config: ModelConfig | SequenceModelConfig) -> int:
+def parameter_floor(config: AnyModelConfig) -> int:
     """A lower bound of the parameter count of the model ``config`` describes."""
-    return config_spec(config).parameter_floor(config)
+    return config_spec(config).config.parameter_floor(config)
 
 
-__all__ = ["ARCHITECTURES", "ACTIVATIONS", "SPECS", "ArchitectureSpec", "architecture_names",
-           "sequence_architecture_names", "all_architecture_names", "activation_names",
-           "architecture_spec", "architectures_for", "config_from_dict", "build_model",
-           "parameter_floor"]
+__all__ = ["ARCHITECTURES", "Architecture", "architecture_names", "sequence_architecture_names",
+           "all_architecture_names", "activation_names", "architecture_spec",
+           "architectures_for", "model_option_names", "config_from_dict", "model_config",
+           "config_spec",
+           "build_model", "parameter_floor"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from torch import Tensor
 from torch.nn import functional as F
 
-from surrogate.models.config import ModelConfig
 from surrogate.models.networks import SteppingNetwork
+from surrogate.models.stepping_configs import ResNetConfig
 
 
 class ResNet(SteppingNetwork):
@@ -18,8 +18,7 @@ class ResNet(SteppingNetwork):
     every hidden step is invertible: τ ‖W_eff‖₂ <= c (:meth:`effective_weights`).
     """
 
-    supports_step_lipschitz = True
-    supports_skew_weights = True
+    config: ResNetConfig
 
     def hidden(self, x: Tensor, taus: Tensor) -> Tensor:
         y = taus[0] * self.activation(self.layers[0](x))
@@ -28,7 +27,7 @@ class ResNet(SteppingNetwork):
             y = y + taus[k] * self.activation(F.linear(y, weights[k], self.layers[k].bias))
         return y
 
-    def prune(self, tol: float) -> tuple[ResNet, list[int], ModelConfig]:
+    def prune(self, tol: float) -> tuple[ResNet, list[int], ResNetConfig]:
         """Delete hidden layers with τ^[k] < tol, k >= 1 (τ^[k] = 0 gives y^[k+1] = y^[k], §7).
 
         Returns ``(new_model, removed, new_config)``; ``removed`` are indices into

@@ -1,120 +1,108 @@
-"""SequenceModelConfig: the small, typed, JSON-safe description of one sequence model.
+"""SequenceModelConfig and the config of each sequence architecture (LEM, coRNN, LSTM).
 
 The models (Rusch, thesis): LEM (ch. 5, eq. 5.3), coRNN (ch. 2, eq. 2.3) and torch's
 LSTM as a same-size baseline, each followed by a linear read-out applied at every step
 (``readout="sequence"``, seq-to-seq) or at the last step only (``readout="last"``).
+Torch-free.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
-from typing import Any
+from dataclasses import dataclass
+from typing import ClassVar
 
 from surrogate.core.errors import InputError
+from surrogate.core.typed_config import TypedConfig, setting
 
-SEQUENCE_ARCHS = ("lem", "cornn", "lstm")
 DAMPING_MODES = ("implicit", "explicit")
 READOUT_MODES = ("sequence", "last")
-
-# Δt when none is given: LEM's Δt = 1 (thesis Table 5.8, FitzHugh–Nagumo); coRNN's
-# Δt = 0.042, γ = 2.7, ε = 4.7 (Table 2.8, sMNIST with 256 units).
-DEFAULT_DT = {"lem": 1.0, "cornn": 0.042, "lstm": 1.0}
-
-_INT_FIELDS = ("in_features", "out_features", "hidden")
-_POSITIVE_FLOAT_FIELDS = ("dt", "gamma", "epsilon")
+SEQUENCE = "Sequence"
 
 
-@dataclass(frozen=True)
-class SequenceModelConfig:
-    """Typed description of a sequence model acting on batch-first ``(N, T, d)`` inputs.
+@dataclass(frozen=True, kw_only=True)
+class SequenceModelConfig(TypedConfig):
+    """Fields of every sequence model acting on batch-first ``(N, T, d)`` inputs.
 
-    Attributes
-    ----------
-    arch
-        ``"lem"`` (eq. 5.3), ``"cornn"`` (eq. 2.3) or ``"lstm"`` (``torch.nn.LSTM``).
-    in_features, out_features
-        ``d`` (input channels per step) and the read-out size.
-    hidden
-        ``m``, the number of hidden units (LEM and coRNN carry two states ``y, z ∈ R^m``).
-    dt
-        Time step ``Δt > 0`` (the initial value when ``learn_dt``); ``None`` takes the
-        architecture's default (:data:`DEFAULT_DT`). Unused by ``"lstm"``.
-    gamma, epsilon
-        coRNN's ``γ > 0`` (oscillation frequency) and ``ε > 0`` (damping), eq. 2.3.
-    damping
-        coRNN's treatment of ``-Δt ε z_n̄``: ``"implicit"`` (n̄ = n, solved in closed form)
-        or ``"explicit"`` (n̄ = n − 1).
-    learn_dt
-        Learn one ``Δt_i = softplus(ρ_i) > 0`` per hidden unit (LEM, coRNN), starting at
-        ``dt``.
-    readout
-        ``"sequence"``: outputs ``(N, T, out_features)``; ``"last"``: ``(N, out_features)``.
+    Not built directly: ``LEMConfig``, ``CoRNNConfig``, ``LSTMConfig`` (``arch`` defaults
+    to their name) add their own fields; ``dt=None`` takes the class's ``default_dt``.
     """
 
-    arch: str
-    in_features: int
-    out_features: int
-    hidden: int = 32
-    dt: float | None = None
-    gamma: float = 2.7
-    epsilon: float = 4.7
-    damping: str = "implicit"
-    learn_dt: bool = False
-    readout: str = "sequence"
+    dispatch_field: ClassVar[str | None] = "arch"
+
+    kind: ClassVar[str] = "sequence"
+    config_name: ClassVar[str] = "sequence model config"
+    default_dt: ClassVar[float] = 1.0
+
+    arch: str = setting(doc="Architecture.")
+    in_features: int = setting(doc="d, input channels per step.", ge=1)
+    out_features: int = setting(doc="Read-out size.", ge=1)
+    hidden: int = setting(32, doc="lem, cornn, lstm: hidden units m (pointwise archs use "
+                          "--width).", panel=SEQUENCE, ge=1)
+    dt: float | None = setting(None, doc="lem, cornn: time step Δt > 0 (the initial value with "
+                               "--learn-dt).", panel=SEQUENCE, gt=0.0,
+                               shown="lem 1, cornn 0.042")
+    learn_dt: bool = setting(False, doc="lem, cornn: learn one Δt_i = softplus(ρ_i) > 0 per "
+                             "hidden unit.", panel=SEQUENCE)
+    readout: str = setting("sequence", doc="Sequence archs: linear read-out at every step "
+                           "(seq-to-seq) or at the last step (seq-to-one).", panel=SEQUENCE,
+                           choices=READOUT_MODES,
+                           shown="last when the dataset's targets hold one time step, else "
+                           "sequence")
 
     def __post_init__(self) -> None:
-        for name in ("arch", "damping", "readout"):
-            value = getattr(self, name)
-            if not isinstance(value, str):
-                raise InputError(f"{name} must be a string, got {value!r}")
-        _check_choice("arch", self.arch, SEQUENCE_ARCHS)
-        _check_choice("damping", self.damping, DAMPING_MODES)
-        _check_choice("readout", self.readout, READOUT_MODES)
-        for name in _INT_FIELDS:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{name} must be an integer >= 1, got {value!r}")
         if self.dt is None:
-            object.__setattr__(self, "dt", DEFAULT_DT[self.arch])
-        for name in _POSITIVE_FLOAT_FIELDS:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise InputError(f"{name} must be a number, got {value!r}")
-            if not math.isfinite(value) or value <= 0.0:
-                raise InputError(f"{name} must be a finite number > 0, got {value!r}")
-            object.__setattr__(self, name, float(value))
-        if not isinstance(self.learn_dt, bool):
-            raise InputError(f"learn_dt must be true or false, got {self.learn_dt!r}")
-        if self.learn_dt and self.arch == "lstm":
+            object.__setattr__(self, "dt", type(self).default_dt)
+        super().__post_init__()
+
+    def check(self) -> None:
+        """The class's own arch; a base config is not a model."""
+        if type(self) is SequenceModelConfig:
+            raise InputError("SequenceModelConfig is the base of the sequence configs; use "
+                             "config_from_dict({'arch': ..., ...}) or e.g. LEMConfig(...)")
+        own = type(self).__dataclass_fields__["arch"].default
+        if self.arch != own:
+            raise InputError(f"{type(self).__name__} describes arch {own!r}, got {self.arch!r}")
+
+    def parameter_floor(self) -> int:
+        """Parameters every sequence model has: input (m×d), recurrent (m×m), read-out (k×m)."""
+        return self.hidden * (self.in_features + self.hidden + self.out_features)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LEMConfig(SequenceModelConfig):
+    """Long expressive memory (eq. 5.3); Δt = 1 by default (thesis Table 5.8)."""
+
+    arch: str = "lem"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CoRNNConfig(SequenceModelConfig):
+    """Coupled oscillatory RNN (eq. 2.3); Δt = 0.042, γ = 2.7, ε = 4.7 (Table 2.8)."""
+
+    default_dt: ClassVar[float] = 0.042
+
+    arch: str = "cornn"
+    gamma: float = setting(2.7, doc="cornn: oscillation frequency γ > 0 of eq. 2.3.",
+                           panel=SEQUENCE, gt=0.0)
+    epsilon: float = setting(4.7, doc="cornn: damping ε > 0 of eq. 2.3.", panel=SEQUENCE,
+                             gt=0.0)
+    damping: str = setting("implicit", doc="cornn: damping −Δt ε z taken at the new step "
+                           "(implicit) or the old one (explicit).", panel=SEQUENCE,
+                           choices=DAMPING_MODES)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LSTMConfig(SequenceModelConfig):
+    """torch's LSTM, the same-size baseline (``dt`` unused)."""
+
+    arch: str = "lstm"
+
+    def check(self) -> None:
+        """No learned Δt: the LSTM has no time step."""
+        super().check()
+        if self.learn_dt:
             raise InputError("learn_dt applies to arch 'lem' and 'cornn' only, not 'lstm'")
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict of every field (round-trips through :meth:`from_dict`)."""
-        return asdict(self)
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SequenceModelConfig:
-        """Build a config from :meth:`to_dict` output; InputError on unknown keys or values."""
-        if not isinstance(data, Mapping):
-            raise InputError(f"sequence model config must be a mapping, got "
-                             f"{type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(map(str, set(data) - known))
-        if unknown:
-            raise InputError(f"unknown sequence model config key(s): {', '.join(unknown)}; "
-                             f"valid keys: {', '.join(sorted(known))}")
-        missing = [k for k in ("arch", "in_features", "out_features") if k not in data]
-        if missing:
-            raise InputError(f"sequence model config is missing: {', '.join(missing)}")
-        return cls(**dict(data))
-
-
-def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise InputError(f"unknown {name} {value!r}; choose one of: {', '.join(choices)}")
-
-
-__all__ = ["SequenceModelConfig", "SEQUENCE_ARCHS", "DAMPING_MODES", "READOUT_MODES",
-           "DEFAULT_DT"]
+__all__ = ["SequenceModelConfig", "LEMConfig", "CoRNNConfig", "LSTMConfig", "DAMPING_MODES",
+           "READOUT_MODES"]

@@ -7,21 +7,24 @@ Batch first: inputs ``u`` (N, T, d); outputs ``W_o y_n + b_o`` at every step
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from torch import Tensor, nn
 
 from surrogate.core.errors import InputError
 from surrogate.models.cornn import CoRNNCell
 from surrogate.models.lem import LEMCell, check_sequence_input
-from surrogate.models.sequence_config import SequenceModelConfig
+from surrogate.models.sequence_config import (
+    CoRNNConfig,
+    LEMConfig,
+    LSTMConfig,
+    SequenceModelConfig,
+)
 
 
 class SequenceModel(nn.Module):
     """Recurrent ``core`` (returns hidden states (N, T, m) first) + linear read-out.
 
     ``config`` is the :class:`SequenceModelConfig` the model was built from
-    (:func:`build_sequence_model`; None when assembled by hand).
+    (``build_lem``, ...; None when assembled by hand).
     """
 
     def __init__(self, core: nn.Module, in_features: int, hidden: int, out_features: int,
@@ -54,34 +57,28 @@ class SequenceModel(nn.Module):
         return self.readout(states)
 
 
-def _lem_core(config: SequenceModelConfig) -> nn.Module:
-    return LEMCell(config.in_features, config.hidden, dt=config.dt, learn_dt=config.learn_dt)
+def build_lem(config: LEMConfig) -> SequenceModel:
+    """LEM core (eq. 5.3) and read-out; weights from torch's global RNG."""
+    core = LEMCell(config.in_features, config.hidden, dt=config.dt, learn_dt=config.learn_dt)
+    return _with_readout(core, config)
 
 
-def _cornn_core(config: SequenceModelConfig) -> nn.Module:
-    return CoRNNCell(config.in_features, config.hidden, dt=config.dt, gamma=config.gamma,
+def build_cornn(config: CoRNNConfig) -> SequenceModel:
+    """coRNN core (eq. 2.3) and read-out; weights from torch's global RNG."""
+    core = CoRNNCell(config.in_features, config.hidden, dt=config.dt, gamma=config.gamma,
                      epsilon=config.epsilon, damping=config.damping, learn_dt=config.learn_dt)
+    return _with_readout(core, config)
 
 
-def _lstm_core(config: SequenceModelConfig) -> nn.Module:
-    return nn.LSTM(config.in_features, config.hidden, batch_first=True)
+def build_lstm(config: LSTMConfig) -> SequenceModel:
+    """torch's batch-first LSTM and read-out; weights from torch's global RNG."""
+    core = nn.LSTM(config.in_features, config.hidden, batch_first=True)
+    return _with_readout(core, config)
 
 
-SEQUENCE_CORES: dict[str, Callable[[SequenceModelConfig], nn.Module]] = {
-    "lem": _lem_core,
-    "cornn": _cornn_core,
-    "lstm": _lstm_core,
-}
-
-
-def build_sequence_model(config: SequenceModelConfig) -> SequenceModel:
-    """The untrained sequence model a config describes (weights from torch's global RNG)."""
-    if not isinstance(config, SequenceModelConfig):
-        raise InputError(f"build_sequence_model needs a SequenceModelConfig, got "
-                         f"{type(config).__name__}")
-    core = SEQUENCE_CORES[config.arch](config)
+def _with_readout(core: nn.Module, config: SequenceModelConfig) -> SequenceModel:
     return SequenceModel(core, config.in_features, config.hidden, config.out_features,
                          config.readout, config)
 
 
-__all__ = ["SequenceModel", "SEQUENCE_CORES", "build_sequence_model"]
+__all__ = ["SequenceModel", "build_lem", "build_cornn", "build_lstm"]

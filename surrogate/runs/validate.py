@@ -1,6 +1,6 @@
 """Full check of a run directory (``surrogate validate RUN_DIR``): every problem, one line each.
 
-Where :func:`surrogate.runs.store.load_run` stops at the first problem, :func:`validate_run`
+Where :func:`surrogate.runs.load.load_run` stops at the first problem, :func:`validate_run`
 goes on and lists them all: config sections and their types, model.pt loadable with
 ``torch.load(weights_only=True)`` with every tensor finite and of the shape the model
 config builds, metrics/metadata/history readable, the dataset content hash recorded.
@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from surrogate.core.errors import DataFormatError, InputError
-from surrogate.runs.store import (
+from surrogate.runs.checkpoints import load_checkpoint
+from surrogate.runs.history import read_history
+from surrogate.runs.layout import (
     CHECKPOINT_FILE,
     CONFIG_FILE,
     CONFIG_SECTIONS,
@@ -24,12 +26,9 @@ from surrogate.runs.store import (
     MODEL_FILE,
     RUN_FORMAT,
     RUN_VERSION,
-    load_checkpoint,
-    load_run,
-    load_weights_only,
-    read_history,
-    read_json_object,
 )
+from surrogate.runs.load import load_run
+from surrogate.runs.safe_load import load_weights_only, read_json_object
 
 DATASET_KEYS = ("path", "content_hash", "problem", "domain", "input_names", "target_names",
                 "recipe")

@@ -3,31 +3,24 @@
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from surrogate.core.errors import DataFormatError, InputError
+from surrogate.core.errors import InputError
+from surrogate.core.typed_config import TypedConfig, setting
+from surrogate.models.registry import model_option_names
 
 OPTIMIZERS = ("adam", "sgd", "lbfgs")
 SCHEDULES = ("cosine", "step", "plateau", "none")
 DEVICES = ("cpu", "cuda", "auto")
 DTYPES = ("float32", "float64")
 
-_INT_FIELDS = {"epochs": 1, "seed": 0, "checkpoint_every": 1, "lbfgs_history": 1,
-               "step_every": 1, "batch_size": 1, "patience": 1, "prune_every": 1, "nproc": 1}
-_OPTIONAL_INT = ("batch_size", "patience", "prune_every")
-_FLOAT_FIELDS = {"lr": 0.0, "lr_min": 0.0, "momentum": 0.0, "step_factor": 0.0,
-                 "lambda1": 0.0, "lambda2": 0.0, "beta": 0.0, "horizon_weight": 0.0,
-                 "prune_tol": 0.0, "grad_clip": 0.0, "smoothness": 0.0}
-_OPTIONAL_FLOAT = ("grad_clip",)
-_CHOICES = {"optimizer": OPTIMIZERS, "schedule": SCHEDULES, "device": DEVICES, "dtype": DTYPES}
+OPTIMISER, PENALTIES, RUN, DISTRIBUTED = "Optimiser", "Penalties", "Run control", "Distributed"
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class TrainConfig(TypedConfig):
     """How to train: optimiser, schedule, batches, penalties (eqs. 2.4, 2.5), stopping, pruning.
 
     The objective is ``J_λ = 1/(2N) Σ ‖y^[L] - S‖² + penalties`` on normalised targets (§2, §5).
@@ -76,81 +69,58 @@ class TrainConfig:
         Forward passes under bfloat16 autocast (needs ``dtype="float32"``).
     """
 
-    optimizer: str = "adam"
-    lr: float = 1e-2
-    lr_min: float = 0.0
-    momentum: float = 0.0
-    schedule: str = "cosine"
-    step_every: int = 100
-    step_factor: float = 0.5
-    epochs: int = 4000
-    batch_size: int | None = None
-    seed: int = 0
-    lambda1: float = 0.0
-    lambda2: float = 0.0
-    beta: float = 0.0
-    horizon_weight: float = 0.0
-    smoothness: float = 0.0
-    patience: int | None = None
-    checkpoint_every: int = 100
-    device: str = "cpu"
-    dtype: str = "float32"
-    prune_every: int | None = None
-    prune_tol: float = 0.05
-    grad_clip: float | None = None
-    lbfgs_history: int = 20
-    nproc: int = 1
-    bf16: bool = False
+    config_name: ClassVar[str] = "training config"
 
-    def __post_init__(self) -> None:
-        for name, choices in _CHOICES.items():
-            value = getattr(self, name)
-            if value not in choices:
-                raise InputError(f"unknown {name} {value!r}; choose one of: {', '.join(choices)}")
-        for name, minimum in _INT_FIELDS.items():
-            value = getattr(self, name)
-            if value is None and name in _OPTIONAL_INT:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-                raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
-        for name, minimum in _FLOAT_FIELDS.items():
-            value = getattr(self, name)
-            if value is None and name in _OPTIONAL_FLOAT:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or value < minimum:
-                raise InputError(f"{name} must be a finite number >= {minimum:g}, got {value!r}")
-            object.__setattr__(self, name, float(value))
-        if self.lr <= 0.0:
-            raise InputError(f"lr must be > 0, got {self.lr!r}")
+    optimizer: str = setting("adam", doc="Optimiser (sgd = steepest descent).", panel=OPTIMISER,
+                             choices=OPTIMIZERS)
+    lr: float = setting(1e-2, doc="Learning rate.", panel=OPTIMISER, gt=0.0)
+    lr_min: float = setting(0.0, doc="Final lr of the cosine schedule, floor of plateau.",
+                            panel=OPTIMISER, ge=0.0)
+    momentum: float = setting(0.0, doc="SGD momentum.", panel=OPTIMISER, ge=0.0, lt=1.0)
+    schedule: str = setting("cosine", doc="LR schedule per epoch.", panel=OPTIMISER,
+                            choices=SCHEDULES)
+    step_every: int = setting(100, doc="Epochs between lr steps (step, plateau).",
+                              panel=OPTIMISER, ge=1)
+    step_factor: float = setting(0.5, doc="lr factor of the step and plateau schedules.",
+                                 panel=OPTIMISER, gt=0.0, lt=1.0)
+    epochs: int = setting(4000, doc="Maximum epochs.", panel=OPTIMISER, ge=1)
+    batch_size: int | None = setting(None, doc="Mini-batch size (rows; whole sequences on "
+                                     "sequence data); 0 = full batch.", panel=OPTIMISER, ge=1,
+                                     shown="full batch")
+    seed: int = setting(0, doc="Seed of initialisation and shuffling.", panel=RUN, ge=0)
+    lambda1: float = setting(0.0, doc="λ₁: weight/bias penalty (eq. 2.4).", panel=PENALTIES,
+                             ge=0.0)
+    lambda2: float = setting(0.0, doc="λ₂: τ penalty.", panel=PENALTIES, ge=0.0)
+    beta: float = setting(0.0, doc="β: bias ordering penalty (eq. 2.5).", panel=PENALTIES,
+                          ge=0.0)
+    horizon_weight: float = setting(0.0, doc="Weight of the soft time horizon (Σ τ − T)².",
+                                    panel=PENALTIES, ge=0.0)
+    smoothness: float = setting(0.0, doc="Weight of the penalty on consecutive layers' weight "
+                                "differences.", panel=PENALTIES, ge=0.0)
+    patience: int | None = setting(None, doc="Early stopping after this many epochs without val "
+                                   "improvement.", panel=RUN, ge=1)
+    checkpoint_every: int = setting(100, doc="Checkpoint every N epochs.", panel=RUN, ge=1)
+    device: str = setting("cpu", doc="cpu, cuda or auto.", panel=RUN, choices=DEVICES)
+    dtype: str = setting("float32", doc="Float type.", panel=RUN, choices=DTYPES)
+    prune_every: int | None = setting(None, doc="Prune layers with τ < --prune-tol every K "
+                                      "epochs.", panel=PENALTIES, ge=1)
+    prune_tol: float = setting(0.05, doc="Pruning tolerance.", panel=PENALTIES, ge=0.0)
+    grad_clip: float | None = setting(None, doc="Clip the gradient norm.", panel=OPTIMISER,
+                                      gt=0.0)
+    lbfgs_history: int = setting(20, doc="History size of L-BFGS.", panel=OPTIMISER, ge=1)
+    nproc: int = setting(1, doc="Train data-parallel on N processes of this machine "
+                         "(DistributedDataParallel: gloo on CPU, nccl on CUDA, one GPU each); the "
+                         "shortcut of torchrun --nproc-per-node N -m surrogate fit ....",
+                         panel=DISTRIBUTED, ge=1)
+    bf16: bool = setting(False, doc="Forward passes under bfloat16 autocast (needs --dtype "
+                         "float32).", panel=RUN)
+
+    def check(self) -> None:
+        """Cross-field checks: lr_min <= lr, bf16 only with float32."""
         if self.lr_min > self.lr:
             raise InputError(f"lr_min must not exceed lr = {self.lr}, got {self.lr_min!r}")
-        if not 0.0 < self.step_factor < 1.0:
-            raise InputError(f"step_factor must lie in (0, 1), got {self.step_factor!r}")
-        if self.momentum >= 1.0:
-            raise InputError(f"momentum must lie in [0, 1), got {self.momentum!r}")
-        if self.grad_clip is not None and self.grad_clip <= 0.0:
-            raise InputError(f"grad_clip must be > 0, got {self.grad_clip!r}")
-        if not isinstance(self.bf16, bool):
-            raise InputError(f"bf16 must be true or false, got {self.bf16!r}")
         if self.bf16 and self.dtype != "float32":
             raise InputError("bf16 autocast needs dtype float32 (it leaves float64 alone)")
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict of every field (round-trips through :meth:`from_dict`)."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TrainConfig:
-        """Build a config from a mapping of (some) fields; InputError on unknown keys/values."""
-        if not isinstance(data, Mapping):
-            raise InputError(f"training config must be a mapping, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise InputError(f"unknown training config key(s): {', '.join(map(str, unknown))}; "
-                             f"valid keys: {', '.join(sorted(known))}")
-        return cls(**dict(data))
 
     def to_toml(self) -> str:
         """TOML text of the config (``None`` fields are left out: they are the defaults)."""
@@ -158,10 +128,9 @@ class TrainConfig:
                        for key, value in self.to_dict().items() if value is not None)
 
     @classmethod
-    def from_toml(cls, text: str) -> TrainConfig:
+    def from_toml(cls, text: str, table: str | None = "train") -> TrainConfig:
         """Inverse of :meth:`to_toml` (a flat table, or a ``[train]`` table)."""
-        data = parse_toml(text, "training config")
-        return cls.from_dict(data.get("train", data))
+        return super().from_toml(text, table)
 
 
 def _toml_value(value: Any) -> str:
@@ -173,39 +142,6 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else ("inf" if value > 0 else "-inf")
     return str(value)
-
-
-def parse_toml(text: str, what: str) -> dict[str, Any]:
-    """TOML text -> dict; InputError naming ``what`` on a syntax error."""
-    import tomllib
-
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{what}: not valid TOML: {exc}") from None
-
-
-def read_toml(path: str | os.PathLike) -> dict[str, Any]:
-    """Read a TOML file into a dict; DataFormatError when missing or unreadable."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise DataFormatError(f"config file {path} does not exist") from None
-    except OSError as exc:
-        raise DataFormatError(f"config file {path} cannot be read: {exc}") from None
-    return parse_toml(text, str(path))
-
-
-# ModelConfig fields a user sets (in/out features come from the dataset).
-MODEL_OPTION_KEYS = ("arch", "width", "depth", "tau", "tau_init", "tau_min", "gamma",
-                     "activation", "time_horizon", "horizon_mode", "theta", "solver_tol",
-                     "solver_max_iter", "order", "cubic", "multistep", "step_lipschitz",
-                     "skew_weights")
-
-
-# SequenceModelConfig fields a user sets (lem, cornn, lstm); arch and gamma are shared above.
-SEQUENCE_OPTION_KEYS = ("hidden", "dt", "learn_dt", "damping", "readout", "epsilon")
 
 
 def parse_tau(value: Any) -> float | None:
@@ -228,10 +164,10 @@ def split_run_config(data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
     the two by name; InputError on a key that belongs to neither.
     """
     data = dict(data)
-    model_keys = (*MODEL_OPTION_KEYS, *SEQUENCE_OPTION_KEYS)
+    model_keys = model_option_names()
     model = dict(data.pop("model", {}) or {})
     train = dict(data.pop("train", {}) or {})
-    train_keys = {f.name for f in fields(TrainConfig)}
+    train_keys = set(TrainConfig.field_names())
     for key, value in data.items():
         if key in model_keys:
             model[key] = value
@@ -250,6 +186,5 @@ def split_run_config(data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
     return model, train
 
 
-__all__ = ["TrainConfig", "OPTIMIZERS", "SCHEDULES", "DEVICES", "DTYPES", "MODEL_OPTION_KEYS",
-           "SEQUENCE_OPTION_KEYS",
-           "read_toml", "parse_toml", "parse_tau", "split_run_config"]
+__all__ = ["TrainConfig", "OPTIMIZERS", "SCHEDULES", "DEVICES", "DTYPES", "parse_tau",
+           "split_run_config"]

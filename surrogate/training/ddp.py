@@ -1,10 +1,12 @@
-"""One training epoch under ``DistributedDataParallel``: the same J_λ, the rows split by rank.
+"""The data-parallel :class:`~surrogate.training.epoch.Reduction`: the same J_λ, rows split by
+rank.
 
-Rank r of W trains on its shard of the training split (:func:`surrogate.training.distributed.shard_rows`:
-``DistributedSampler`` shuffled with the run's shuffling seed and the epoch). A global batch
-of B rows is W local batches of ⌈B/W⌉ rows (full batch: the whole shard); every rank takes
-the same number of steps (a shorter shard may see an empty last batch). In step k with G_k
-rows over all ranks, rank r back-propagates
+Rank r of W trains on its shard of the training split
+(:func:`surrogate.training.distributed.shard_rows`: ``DistributedSampler`` shuffled with the
+run's shuffling seed and the epoch). A global batch of B rows is W local batches of ⌈B/W⌉
+rows (full batch: the whole shard); every rank takes the same number of steps (a shorter
+shard may see an empty last batch). In step k with G_k rows over all ranks, rank r
+back-propagates
 
     (W / G_k) Σ_{i in its batch} ℓ_i + penalty,   ℓ_i = ½ ‖ŷ_i − y_i‖² (sequences: / T),
 
@@ -16,34 +18,26 @@ gradient norms are the global ones (identical on every rank).
 
 from __future__ import annotations
 
-import contextlib
 import math
-from typing import Any
 
 import torch
 from torch import Tensor, nn
 
-from surrogate.training.config import TrainConfig
 from surrogate.training.distributed import (
     DistributedContext,
     all_reduce_sum,
+    any_rank,
     shard_rows,
     shard_size,
 )
-from surrogate.training.penalties import regularisation
+from surrogate.training.epoch import Batch
+from surrogate.training.state import TrainingState
 
 
 def row_loss_sum(prediction: Tensor, target: Tensor) -> Tensor:
     """Σ_i ℓ_i = ½ Σ_i ‖ŷ_i − y_i‖² over rows (sequences (N, T, k): divided by T); 0 for none."""
     steps = math.prod(prediction.shape[1:-1])
     return 0.5 * (prediction - target).pow(2).sum() / steps
-
-
-def autocast(config: TrainConfig, device: torch.device) -> contextlib.AbstractContextManager:
-    """bfloat16 autocast of the forward pass when ``config.bf16`` (else nothing)."""
-    if not config.bf16:
-        return contextlib.nullcontext()
-    return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
 
 
 def step_rows(n: int, context: DistributedContext, batch_size: int | None
@@ -57,61 +51,51 @@ def step_rows(n: int, context: DistributedContext, batch_size: int | None
     return local, totals
 
 
-def train_epoch_ddp(state: Any, ddp_model: nn.Module, config: TrainConfig, x: Tensor, y: Tensor,
-                    context: DistributedContext, shuffle_seed: int
-                    ) -> tuple[float, float, list[float]]:
-    """One DDP pass over the training split; returns the global (data loss J, penalty, grad
-    norms) as :func:`surrogate.training.loop.train_epoch` does for one process."""
-    from surrogate.training.loop import layer_gradient_squares, total_gradient_square
+class DataParallel:
+    """This rank's shard through ``DistributedDataParallel(model)``; losses summed over ranks."""
 
-    model, optimizer = state.model, state.optimizer
-    n = x.shape[0]
-    rows = shard_rows(n, context, shuffle_seed, state.epoch).to(x.device)
-    full = config.batch_size is None or config.batch_size >= n
-    local, totals = step_rows(n, context, None if full else config.batch_size)
-    penalty_args = {"lambda1": config.lambda1, "lambda2": config.lambda2, "beta": config.beta,
-                    "horizon_weight": config.horizon_weight, "smoothness": config.smoothness}
-    penalised = any(penalty_args.values())
-    gradient_squares = (layer_gradient_squares if state.kind == "pointwise"
-                        else total_gradient_square)
-    scale = context.world_size
-    data_sum = x.new_zeros(())  # Σ over this rank's rows of ℓ_i, at the parameters seen
-    penalty_sum = x.new_zeros(())
-    grad_sq_sum = None
-    for step, global_rows in enumerate(totals):
-        index = rows[step * local:(step + 1) * local]
-        xb, yb = x[index], y[index]
-        seen: dict[str, Tensor] = {}
+    def __init__(self, model: nn.Module, context: DistributedContext, device: torch.device,
+                 shuffle_seed: int) -> None:
+        from torch.nn.parallel import DistributedDataParallel
 
-        def closure(xb=xb, yb=yb, seen=seen, global_rows=global_rows) -> Tensor:
-            optimizer.zero_grad(set_to_none=True)
-            with autocast(config, x.device):
-                prediction = ddp_model(xb)
-            local_sum = row_loss_sum(prediction.to(yb.dtype), yb)
-            penalty = (regularisation(model, **penalty_args) if penalised
-                       else local_sum.new_zeros(()))
-            (local_sum * (scale / global_rows) + penalty).backward()
-            if not seen:
-                seen["data"], seen["penalty"] = local_sum.detach(), penalty.detach()
-                seen["grad_sq"] = gradient_squares(model).detach()
-            if config.optimizer != "lbfgs":
-                return local_sum.detach()
-            # the line search needs the global objective, the same on every rank
-            return all_reduce_sum(local_sum.detach().clone()) / global_rows + penalty.detach()
+        self.context, self.device, self.shuffle_seed = context, device, shuffle_seed
+        self.wrapped = DistributedDataParallel(
+            model, device_ids=[device.index] if device.type == "cuda" else None)
 
-        if config.optimizer == "lbfgs":
-            optimizer.step(closure)
-        else:
-            closure()
-            if config.grad_clip is not None:
-                nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-            optimizer.step()
-        data_sum = data_sum + seen["data"]
-        penalty_sum = penalty_sum + (global_rows / n) * seen["penalty"]
-        grad_sq_sum = seen["grad_sq"] if grad_sq_sum is None else grad_sq_sum + seen["grad_sq"]
-    data = all_reduce_sum(data_sum.reshape(1).clone()) / n
-    grad_norms = (grad_sq_sum / len(totals)).sqrt().tolist()
-    return float(data), float(penalty_sum), grad_norms
+    def network(self, model: nn.Module) -> nn.Module:
+        """The DDP wrapper (it averages the gradients over the ranks)."""
+        return self.wrapped
+
+    def batches(self, n: int, batch_size: int | None, state: TrainingState,
+                device: torch.device) -> list[Batch]:
+        """Steps of ⌈B/W⌉ rows of this rank's shard with the global rows of each step."""
+        rows = shard_rows(n, self.context, self.shuffle_seed, state.epoch).to(device)
+        full = batch_size is None or batch_size >= n
+        local, totals = step_rows(n, self.context, None if full else batch_size)
+        return [(rows[step * local:(step + 1) * local], total)
+                for step, total in enumerate(totals)]
+
+    def batch_loss(self, prediction: Tensor, target: Tensor, rows: int
+                   ) -> tuple[Tensor, Tensor]:
+        """(W/G_k) Σ ℓ_i to back-propagate, Σ ℓ_i of this rank to log."""
+        local_sum = row_loss_sum(prediction, target)
+        return local_sum * (self.context.world_size / rows), local_sum
+
+    def objective(self, logged: Tensor, penalty: Tensor, rows: int) -> Tensor:
+        """The global J_λ of the step, the same on every rank."""
+        return all_reduce_sum(logged.clone()) / rows + penalty
+
+    def epoch_share(self, logged: Tensor, rows: int, n: int) -> Tensor:
+        """This rank's Σ ℓ_i (divided by n once, over all ranks, at the end)."""
+        return logged
+
+    def epoch_loss(self, total: Tensor, n: int) -> float:
+        """J = (1/n) Σ over all ranks and rows of ℓ_i."""
+        return float(all_reduce_sum(total.reshape(1).clone()) / n)
+
+    def anyone(self, flag: bool) -> bool:
+        """True on every rank when ``flag`` holds on at least one."""
+        return any_rank(flag, self.device)
 
 
-__all__ = ["train_epoch_ddp", "row_loss_sum", "step_rows", "autocast"]
+__all__ = ["DataParallel", "row_loss_sum", "step_rows"]

@@ -3,8 +3,8 @@
 :func:`launch_processes` hands the same command line to
 ``torch.distributed.launcher.elastic_launch`` (the engine behind ``torchrun --standalone``):
 N workers on this machine, a c10d rendezvous on a free local port, no restarts. Each worker
-sees ``WORLD_SIZE = N`` and trains its share (:mod:`surrogate.training.distributed`). Rank 0 writes to
-this terminal; the other ranks' output goes to log files, kept and named when one of them
+sees ``WORLD_SIZE = N`` and trains its share (:mod:`surrogate.training.distributed`). Rank 0
+writes to this terminal; the other ranks' output goes to log files, kept and named when one of them
 fails. An interrupt (Ctrl-C, SIGTERM) is passed to the workers, which checkpoint at the end
 of the epoch and stop together.
 """

@@ -9,6 +9,7 @@ complete run directory for the pruned model.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -16,13 +17,21 @@ from typing import Any
 import torch
 
 from surrogate.core.errors import DataFormatError, InputError
-from surrogate.runs.store import Run, load_run, save_run
+from surrogate.core.interrupts import held_signals
+from surrogate.models.registry import architecture_spec
+from surrogate.runs.load import load_run
+from surrogate.runs.run import Run
+from surrogate.runs.save import save_run
+from surrogate.training.config import TrainConfig
+from surrogate.training.optimiser import make_optimizer, make_scheduler
+from surrogate.training.split_metrics import dataset_classes, split_accuracies, split_errors
+from surrogate.training.state import TrainingState
 
 
 def run_dataset(run: Run, data: str | os.PathLike | None = None) -> Any:
     """The dataset a run was trained on (``data`` overrides the recorded path); DataFormatError
     when it is missing or its content hash differs from the run's."""
-    from surrogate.datasets import read_dataset
+    from surrogate.datasets.reader import read_dataset
 
     recorded = run.dataset.get("path")
     path = Path(data) if data is not None else Path(recorded) if recorded else None
@@ -53,9 +62,6 @@ def prune_run(run_dir: str | os.PathLike, tol: float, out_dir: str | os.PathLike
     depth and parameter counts, and the relative L² errors on train/val/test before and
     after (physical units).
     """
-    from surrogate.models.registry import architecture_spec
-    from surrogate.training.loop import dataset_classes, split_accuracies, split_errors
-
     run = load_run(run_dir)
     if architecture_spec(run.model_config.arch).kind != "pointwise":
         raise InputError(f"{run_dir} is a {run.model_config.arch} run; prune deletes τ-layers of "
@@ -100,8 +106,6 @@ def prune_run(run_dir: str | os.PathLike, tol: float, out_dir: str | os.PathLike
     extra = {**run.extra, "layer_ids": kept_ids, "pruned_from": {
         "run": str(Path(run_dir).resolve()), "tol": float(tol),
         "removed_layers": report["removed_layers"]}}
-    from surrogate.core.interrupts import held_signals
-
     with held_signals():  # an interrupt cannot leave old and new run files mixed
         save_run(out_dir, model=pruned, train_config=run.train_config,
                  normalisation=run.normalisation, dataset=run.dataset, history=run.history,
@@ -109,4 +113,30 @@ def prune_run(run_dir: str | os.PathLike, tol: float, out_dir: str | os.PathLike
     return report
 
 
-__all__ = ["prune_run", "run_dataset"]
+def prune_in_training(state: TrainingState, config: TrainConfig) -> dict[str, Any] | None:
+    """Delete hidden layers with τ < prune_tol (model.prune); rebuild the optimiser, keep the
+    schedule's position and the current lr. Returns the logged event or None."""
+    with torch.no_grad():
+        taus = [float(t) for t in state.model.taus().cpu()]
+    new_model, removed, new_config = state.model.prune(config.prune_tol)
+    if not removed:
+        return None
+    event = {"epoch": state.epoch, "removed_layers": [state.layer_ids[k] for k in removed],
+             "removed_taus": [taus[k] for k in removed], "depth_before": len(taus),
+             "depth_after": new_config.depth}
+    state.layer_ids = [i for k, i in enumerate(state.layer_ids) if k not in removed]
+    lrs = [group["lr"] for group in state.optimizer.param_groups]
+    new_model.train()
+    state.model = new_model
+    state.optimizer = make_optimizer(new_model.parameters(), config)
+    old_scheduler, state.scheduler = state.scheduler, make_scheduler(state.optimizer, config)
+    if old_scheduler is not None:
+        state.scheduler.load_state_dict(old_scheduler.state_dict())
+    for group, lr in zip(state.optimizer.param_groups, lrs, strict=True):
+        group["lr"] = lr
+    state.best_val, state.best_state, state.bad_epochs = math.inf, None, 0
+    state.prune_events.append(event)
+    return event
+
+
+__all__ = ["prune_run", "run_dataset", "prune_in_training", "parameter_count"]

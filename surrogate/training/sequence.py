@@ -10,7 +10,7 @@
 - Normalisation: per channel, pooled over all sequences and time steps of the training
   split (:class:`~surrogate.models.normalisation.Normalisation`, stored in config.json).
 - Batches: whole sequences, shuffled by the run's generator; ``batch_size`` counts sequences.
-- Loss (:func:`surrogate.training.loop.data_loss`): ``J = 1/2 mean_{i,n} ‖ŷ_{i,n} − y_{i,n}‖²``
+- Loss (:func:`surrogate.training.epoch.data_loss`): ``J = 1/2 mean_{i,n} ‖ŷ_{i,n} − y_{i,n}‖²``
   over sequences i and steps n (seq-to-seq), ``J = 1/2 mean_i ‖ŷ_i − y_i‖²`` (seq-to-one).
 - Penalties and pruning act on the layers and steps τ of the pointwise networks (λ₁, λ₂,
   β, time horizon, smoothness, ``prune_every``): refused for sequence architectures
@@ -32,12 +32,13 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
+from torch import Tensor, nn
 
 from surrogate.core.errors import InputError
 from surrogate.core.metrics import sequence_error_summary
 from surrogate.models.normalisation import Normalisation
-from surrogate.runs.store import predict_array
+from surrogate.runs.predict import predict_array
+from surrogate.training.gradients import total_gradient_square
 
 SPLITS = ("train", "val", "test")
 LAYER_OPTIONS = ("lambda1", "lambda2", "beta", "horizon_weight", "smoothness", "prune_every")
@@ -132,6 +133,47 @@ def sequence_metrics(model: nn.Module, dataset: Any, normalisation: Normalisatio
     }
 
 
-__all__ = ["LAYER_OPTIONS", "target_steps", "default_readout", "check_readout",
+class SequenceTraining:
+    """The sequence side of the training steps that differ by dataset kind."""
+
+    name = "sequence"
+
+    def model_options(self, options: dict[str, Any], dataset: Any) -> dict[str, Any]:
+        """``options`` with ``readout`` defaulting to :func:`default_readout`."""
+        options.setdefault("readout", default_readout(dataset))
+        return options
+
+    def check_model(self, config: Any, dataset: Any) -> None:
+        """InputError when the read-out does not fit the targets (:func:`check_readout`)."""
+        check_readout(config.readout, dataset)
+
+    def check_training(self, config: Any, arch: str) -> None:
+        """InputError for τ-layer options (:func:`check_sequence_training`)."""
+        check_sequence_training(config, arch)
+
+    def targets(self, targets: np.ndarray, model_config: Any) -> np.ndarray:
+        """The targets the read-out predicts (:func:`readout_targets`)."""
+        return readout_targets(targets, model_config.readout)
+
+    def layer_ids(self, model: nn.Module) -> list[int]:
+        """None: sequence models have no τ-layers."""
+        return []
+
+    def gradient_squares(self, model: nn.Module) -> Tensor:
+        """The global squared gradient norm (:func:`total_gradient_square`)."""
+        return total_gradient_square(model)
+
+    def history_columns(self, model: nn.Module, layer_ids: list[int], grad_norms: list[float]
+                        ) -> dict[str, float]:
+        """:func:`sequence_columns`."""
+        return sequence_columns(model, grad_norms)
+
+    def error_metrics(self, model: nn.Module, layer_ids: list[int], dataset: Any,
+                      normalisation: Normalisation) -> dict[str, Any]:
+        """:func:`sequence_metrics`."""
+        return sequence_metrics(model, dataset, normalisation)
+
+
+__all__ = ["SequenceTraining", "LAYER_OPTIONS", "target_steps", "default_readout", "check_readout",
            "check_sequence_training", "readout_targets", "sequence_split_errors",
            "dt_statistics", "sequence_columns", "sequence_metrics"]

@@ -85,6 +85,7 @@ def test_evaluate_json_flag_prints_the_payload(runs, tmp_path):
     assert payload["records"][0]["runs"]["fdnn"]["speedup_vs_fem"] is None
 
 
+@pytest.mark.slow
 def test_evaluate_with_vtk_plots_and_report(runs, tmp_path):
     out = tmp_path / "out"
     result = _invoke("evaluate", runs["resnet"], runs["fdnn"], "--domain", "cube",
@@ -205,3 +206,75 @@ def test_rerun_into_an_existing_folder_keeps_unrelated_files(runs, tmp_path):
         assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == ["evaluation.json", "notes.txt"]
     assert _leftovers(tmp_path) == []
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _git_ignored(path: str) -> bool:
+    """Whether git ignores ``path`` (relative to the repository root)."""
+    import subprocess
+
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    done = subprocess.run(["git", "-C", str(REPO), "check-ignore", "-q", "--no-index", path],
+                          capture_output=True, check=False)
+    assert done.returncode in (0, 1), done.stderr
+    return done.returncode == 0
+
+
+def test_default_output_folders_are_ignored_by_git_but_the_package_is_not():
+    import inspect
+
+    from surrogate.cli.evaluate_commands import evaluate, report
+
+    for command in (evaluate, report):
+        default = inspect.signature(command).parameters["out"].default
+        assert _git_ignored(f"{default.as_posix()}/evaluation.json"), default
+    assert not _git_ignored("surrogate/evaluation/api.py")
+    assert not _git_ignored("surrogate/evaluation/report.py")
+
+
+@pytest.mark.slow
+def test_python_evaluate_reproduces_the_cli_report(runs, tmp_path):
+    """One library call writes what `surrogate evaluate --report` writes, with equal errors."""
+    import surrogate
+    from surrogate.evaluation.static_options import EvaluationOptions
+
+    args = ["--domain", "cube", "--levels", "1-2", "--fem", "solve"]
+    cli_out = tmp_path / "cli"
+    result = _invoke("evaluate", runs["resnet"], runs["fdnn"], *args, "--out", cli_out,
+                     "--report", "-q")
+    assert result.exit_code == 0, result.output
+    api_out = tmp_path / "api"
+    done = surrogate.evaluate([runs["resnet"], runs["fdnn"]],
+                              EvaluationOptions(domains=("cube",), levels=(1, 2), fem="solve"),
+                              out=api_out, report=True)
+    assert done.kind == "pointwise" and done.files["report"] == api_out / "index.html"
+
+    def files(root: Path) -> list[str]:
+        return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+    assert files(api_out) == files(cli_out)
+    assert "index.html" in files(api_out) and "plots/error_vs_h.png" in files(api_out)
+    cli, api = (json.loads((o / "evaluation.json").read_text()) for o in (cli_out, api_out))
+    assert [r["runs"]["fdnn"]["l2_error"] for r in done.summary["records"]] == \
+        [r["runs"]["fdnn"]["l2_error"] for r in api["records"]]
+    assert api["options"] == cli["options"]
+    for a, c in zip(api["records"], cli["records"], strict=True):
+        assert a["fem"]["l2_error"] == pytest.approx(c["fem"]["l2_error"], rel=1e-12)
+        for label in ("resnet", "fdnn"):
+            assert a["runs"][label]["l2_error"] == pytest.approx(c["runs"][label]["l2_error"],
+                                                                 rel=1e-12)
+
+
+def test_python_evaluate_refuses_options_of_the_other_kind(runs, tmp_path):
+    from surrogate.core.errors import InputError
+    from surrogate.evaluation.api import evaluate
+    from surrogate.evaluation.sequence import SequenceEvaluationOptions
+
+    with pytest.raises(InputError, match="give EvaluationOptions"):
+        evaluate([runs["fdnn"]], SequenceEvaluationOptions(), out=tmp_path / "x")
+    with pytest.raises(InputError, match="data applies to sequence runs"):
+        evaluate([runs["fdnn"]], data=tmp_path / "d.h5", out=tmp_path / "x")
+    assert not (tmp_path / "x").exists()

@@ -75,7 +75,8 @@ def test_config_file_with_flag_overrides_is_written_into_the_run(data, tmp_path)
 @pytest.mark.parametrize("args, message", [
     (["--tau", "abc"], "tau must be 'learned' or a number > 0"),
     (["--epochs", "0"], "epochs must be an integer >= 1"),
-    (["--gamma", "1.5"], "gamma must lie in (0, 1)"),
+    (["--arch", "frac-dnn", "--gamma", "1.5"], "gamma must lie in (0, 1)"),
+    (["--gamma", "0.3"], "gamma is not supported by arch 'resnet'"),
     (["--resume"], "no checkpoint to resume from"),
 ])
 def test_bad_fit_input_is_one_line_and_exit_2(data, tmp_path, args, message):
@@ -104,10 +105,10 @@ def test_ctrl_c_checkpoints_and_exits_130(data, tmp_path, monkeypatch):
 
     real_epoch = training.train_epoch
 
-    def interrupted_epoch(state, config, x, y):
+    def interrupted_epoch(state, config, x, y, reduction):
         if state.epoch == 4:
             raise KeyboardInterrupt
-        return real_epoch(state, config, x, y)
+        return real_epoch(state, config, x, y, reduction)
 
     monkeypatch.setattr(training, "train_epoch", interrupted_epoch)
     out = tmp_path / "c"
@@ -122,7 +123,7 @@ def test_ctrl_c_checkpoints_and_exits_130(data, tmp_path, monkeypatch):
 
 
 def test_skew_weights_flag_lands_in_config_json_and_the_loaded_run(data, tmp_path):
-    from surrogate.runs.store import load_run
+    from surrogate.runs.load import load_run
 
     out = tmp_path / "skew"
     result = runner.invoke(app, ["fit", str(data), "--arch", "implicit-resnet", "--tau", "0.5",
@@ -142,7 +143,7 @@ def test_skew_weights_flag_lands_in_config_json_and_the_loaded_run(data, tmp_pat
 def test_step_lipschitz_flag_lands_in_config_json_and_the_loaded_run(data, tmp_path):
     import torch
 
-    from surrogate.runs.store import load_run
+    from surrogate.runs.load import load_run
 
     out = tmp_path / "bounded"
     result = runner.invoke(app, ["fit", str(data), "--arch", "resnet", "--tau", "0.5",

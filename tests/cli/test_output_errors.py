@@ -70,14 +70,14 @@ def run(data):
 @pytest.fixture
 def no_work(monkeypatch):
     """Fail the test if a command gets past its output checks."""
-    import surrogate.evaluation.static as evaluation
+    import surrogate.evaluation.api as evaluation
     import surrogate.training.loop as training
     from surrogate.datasets import generators
 
     kinds = dict(generators.RECIPE_KINDS)
     kinds["maxwell"] = (kinds["maxwell"][0], _no_work)
     monkeypatch.setattr(generators, "RECIPE_KINDS", kinds)
-    monkeypatch.setattr(training, "_load_data", _no_work)
+    monkeypatch.setattr(training, "load_training_data", _no_work)
     monkeypatch.setattr(evaluation, "evaluate_runs", _no_work)
 
 
@@ -169,7 +169,8 @@ def test_file_system_turning_read_only_at_the_rename_keeps_the_previous_dataset(
 
 def test_disk_full_during_training_keeps_the_last_checkpoint_and_resumes(data, tmp_path,
                                                                          monkeypatch):
-    from surrogate.runs.store import load_checkpoint, load_run
+    from surrogate.runs.checkpoints import load_checkpoint
+    from surrogate.runs.load import load_run
 
     real_save, saves = torch.save, []
 
@@ -194,7 +195,7 @@ def test_disk_full_during_training_keeps_the_last_checkpoint_and_resumes(data, t
 
 def test_disk_full_while_writing_an_evaluation_keeps_the_previous_one(run, tmp_path,
                                                                       monkeypatch):
-    import surrogate.cli.evaluate_commands as evaluate_commands
+    import surrogate.evaluation.api as evaluation_api
 
     out = tmp_path / "eval"
     args = ["evaluate", run, "--domain", "cube", "--levels", "1", "--out", out, "-q"]
@@ -204,7 +205,7 @@ def test_disk_full_while_writing_an_evaluation_keeps_the_previous_one(run, tmp_p
     def full_disk(path, payload):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
 
-    monkeypatch.setattr(evaluate_commands, "write_json_atomic", full_disk)
+    monkeypatch.setattr(evaluation_api, "write_json_file", full_disk)
     _one_line_error(_invoke(*args, "--vtk", tmp_path / "vtk"), "No space left on device")
     assert (out / "evaluation.json").read_bytes() == before
     assert not (tmp_path / "vtk").exists()

@@ -65,7 +65,7 @@ def test_info_and_validate_on_a_sequence_run(lem_run):
 
 def test_fit_summary_of_a_sequence_run(tiny_seq, tmp_path):
     result = runner.invoke(app, ["fit", str(tiny_seq), "--arch", "cornn", "--hidden", "4",
-                                 "--damping", "explicit", "--gamma", "2", "--epsilon", "1",
+                                 "--damping", "explicit", "--cornn-gamma", "2", "--epsilon", "1",
                                  "--epochs", "2", "-o", str(tmp_path / "c")])
     assert result.exit_code == 0, result.output
     assert "cornn hidden 4" in result.stdout and "per sequence" in result.stdout
@@ -96,7 +96,8 @@ def test_help_shows_a_sequence_example():
     (["--arch", "lem", "--lambda1", "0.1"], "arch 'lem' has no τ-layers: lambda1 must stay 0"),
     (["--arch", "lstm", "--learn-dt"], "learn_dt applies to arch 'lem' and 'cornn' only"),
     (["--arch", "lem", "--width", "8"], "unknown sequence model config key(s): width"),
-    (["--arch", "cornn", "--gamma", "-1"], "gamma must be a finite number > 0"),
+    (["--arch", "cornn", "--cornn-gamma", "-1"], "gamma must be > 0"),
+    (["--arch", "cornn", "--gamma", "0.5"], "coRNN's γ is --cornn-gamma"),
 ])
 def test_bad_sequence_combinations_exit_2_with_one_line(tiny_seq, tmp_path, args, message):
     result = runner.invoke(app, ["fit", str(tiny_seq), "-o", str(tmp_path / "x"),

@@ -128,6 +128,7 @@ def reference_run(dataset):
     return out, duration
 
 
+@pytest.mark.slow
 def test_gen_data_keeps_the_old_dataset_or_writes_the_new_one_whole(tmp_path, rng):
     out = tmp_path / "data" / "maxwell.h5"
     summary = out.with_name(out.name + ".json")
@@ -147,9 +148,11 @@ def test_gen_data_keeps_the_old_dataset_or_writes_the_new_one_whole(tmp_path, rn
         assert _leftovers(out.parent) == [], where
 
 
+@pytest.mark.slow
 def test_fit_leaves_a_complete_run_or_a_checkpoint_that_resumes_to_the_same_run(
         dataset, reference_run, tmp_path, rng):
-    from surrogate.runs.store import load_checkpoint, load_run
+    from surrogate.runs.checkpoints import load_checkpoint
+    from surrogate.runs.load import load_run
 
     reference, duration = reference_run
     expected = [row["train_loss"] for row in load_run(reference).history]
@@ -173,6 +176,7 @@ def test_fit_leaves_a_complete_run_or_a_checkpoint_that_resumes_to_the_same_run(
             assert _leftovers(out) == [], where
 
 
+@pytest.mark.slow
 def test_evaluate_keeps_the_old_output_folder_or_writes_the_new_one_whole(
         reference_run, tmp_path, rng):
     run, _ = reference_run

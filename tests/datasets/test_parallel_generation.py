@@ -169,6 +169,7 @@ def test_an_interrupt_keeps_the_partial_file(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_resume_after_the_process_was_killed(serial, tmp_path):
     """SIGKILL (no cleanup at all) while the partial file is being written; SWMR keeps it
     readable and the resumed run writes the reference file."""

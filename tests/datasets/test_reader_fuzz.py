@@ -21,6 +21,7 @@ from surrogate.core.errors import DataFormatError
 from surrogate.datasets import dataset_summary, make_splits, read_dataset, validate_dataset
 from surrogate.datasets.format import REQUIRED_ATTRS
 from surrogate.datasets.hashing import content_hash
+from surrogate.datasets.hdf5_safety import hard_dataset
 
 from ..fuzz_support import CaseCounter, fuzz_settings, guarded_case, outcome
 from .conftest import IN_NAMES, OUT_NAMES
@@ -28,12 +29,13 @@ from .conftest import IN_NAMES, OUT_NAMES
 READERS = ("read_dataset", "validate_dataset", "dataset_summary")
 COUNTER = CaseCounter()
 KIND_NAMES = ("pointwise", "sequence")
+ROWS = {"pointwise": 16, "sequence": 6}
 FUZZ_BUDGET = 64 << 20
 
 
 def _write_base(path, kind: str) -> None:
     rng = np.random.default_rng(3)
-    n = 16 if kind == "pointwise" else 6
+    n = ROWS[kind]
     shape_in, shape_out = ((n, 7), (n, 3)) if kind == "pointwise" else ((n, 4, 7), (n, 4, 3))
     from surrogate.datasets import write_dataset
 
@@ -124,6 +126,7 @@ def apply_damage(original: bytes, damage) -> bytes:
 
 @fuzz_settings(max_examples=300)
 @given(kind=st.sampled_from(KIND_NAMES), data=st.data())
+@pytest.mark.slow
 def test_truncated_and_bit_flipped_files_fail_cleanly(base, kind, data):
     files, folder = base.files, base.folder
     damage = data.draw(byte_damage(len(files[kind])))
@@ -146,6 +149,18 @@ BIG_ROWS = st.integers(10**3, 10**13)
 ARRAY_PATHS = ("inputs", "targets", "time", "splits/train", "splits/val", "splits/test")
 
 
+def _dataset(f: h5py.File, name: str) -> h5py.Dataset:
+    """The dataset ``name`` as the readers see it (hard links only), else KeyError.
+
+    Not ``f[name]``: after a "link" mutation ``name`` may be a soft link to itself, which h5py
+    resolves with RuntimeError ("Special link traversal failed"), or a dangling/external link.
+    """
+    ds = hard_dataset(f, name)
+    if ds is None:
+        raise KeyError(f"{name} is absent or not a hard-linked dataset")
+    return ds
+
+
 def _replace(f: h5py.File, name: str, **kwargs) -> h5py.Dataset:
     if name in f:
         del f[name]
@@ -153,8 +168,12 @@ def _replace(f: h5py.File, name: str, **kwargs) -> h5py.Dataset:
 
 
 def mutate(f: h5py.File, kind: str, draw) -> None:
-    """Apply one structural change, drawn from a catalogue of plausible and crafted faults."""
-    n = f["inputs"].shape[0]
+    """Apply one structural change, drawn from a catalogue of plausible and crafted faults.
+
+    Nodes are reached through :func:`_dataset`: a change that needs a node an earlier change
+    removed or replaced by a link raises KeyError (the caller skips it).
+    """
+    n = ROWS[kind]  # rows of the base file (the split changes index against them)
     what = draw(st.sampled_from([
         "drop-attr", "junk-attr", "version", "drop-node", "wrong-dtype", "wrong-shape",
         "non-finite", "bad-names", "split-values", "split-dtype", "huge-unwritten",
@@ -171,11 +190,10 @@ def mutate(f: h5py.File, kind: str, draw) -> None:
             del f[name]
     elif what == "wrong-dtype":
         name = draw(st.sampled_from(ARRAY_PATHS))
-        if name in f:
-            shape = f[name].shape
-            dtype = draw(st.sampled_from(["i4", "u1", "f2", "c16", "S3", "f4,f4", "?",
-                                          "f8" if name.startswith("splits") else "i8"]))
-            _replace(f, name, shape=shape, dtype=dtype)
+        shape = _dataset(f, name).shape
+        dtype = draw(st.sampled_from(["i4", "u1", "f2", "c16", "S3", "f4,f4", "?",
+                                      "f8" if name.startswith("splits") else "i8"]))
+        _replace(f, name, shape=shape, dtype=dtype)
     elif what == "wrong-shape":
         name = draw(st.sampled_from(ARRAY_PATHS))
         shape = tuple(draw(st.lists(st.integers(0, 9), min_size=0, max_size=4)))
@@ -183,16 +201,17 @@ def mutate(f: h5py.File, kind: str, draw) -> None:
         _replace(f, name, data=np.zeros(shape, dtype=dtype))
     elif what == "non-finite":
         name = draw(st.sampled_from(["inputs", "targets", "time"]))
-        if name in f:
-            values = f[name][()]
-            flat = values.reshape(-1)
-            spots = draw(st.lists(st.integers(0, flat.size - 1), min_size=1, max_size=4))
-            flat[spots] = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
-            f[name][...] = values
-            if draw(st.booleans()) and name != "time":  # a hash that matches the bad data
-                f.attrs["content_hash"] = content_hash(f["inputs"][()], f["targets"][()])
+        ds = _dataset(f, name)
+        values = ds[()]
+        flat = values.reshape(-1)
+        spots = draw(st.lists(st.integers(0, flat.size - 1), min_size=1, max_size=4))
+        flat[spots] = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
+        ds[...] = values
+        if draw(st.booleans()) and name != "time":  # a hash that matches the bad data
+            f.attrs["content_hash"] = content_hash(_dataset(f, "inputs")[()],
+                                                   _dataset(f, "targets")[()])
     elif what == "bad-names":
-        ds = f[draw(st.sampled_from(["inputs", "targets"]))]
+        ds = _dataset(f, draw(st.sampled_from(["inputs", "targets"])))
         if draw(st.booleans()):
             del ds.attrs["names"]
         else:
@@ -208,13 +227,13 @@ def mutate(f: h5py.File, kind: str, draw) -> None:
                                                                                 "i1", "S2"]))))
     elif what == "huge-unwritten":  # resizable, chunked, nothing written: reads as fill value
         name = draw(st.sampled_from(["inputs", "targets"]))
-        tail = f[name].shape[1:]
+        tail = _dataset(f, name).shape[1:]
         rows = draw(BIG_ROWS)
         _replace(f, name, shape=(rows, *tail), maxshape=(None, *tail), dtype="f8",
                  chunks=(min(rows, 1024), *tail))
     elif what == "huge-compressed":  # one chunk of zeros written, the rest declared
         name = draw(st.sampled_from(["inputs", "targets"]))
-        tail = f[name].shape[1:]
+        tail = _dataset(f, name).shape[1:]
         ds = _replace(f, name, shape=(draw(BIG_ROWS), *tail), dtype="f8",
                       chunks=(4096, *tail), compression="gzip")
         ds[:4096] = np.zeros((4096, *tail))
@@ -239,18 +258,48 @@ def mutate(f: h5py.File, kind: str, draw) -> None:
             ["sha256:" + "0" * 64, "md5:abc", "", "sha256:" + "G" * 64]))
 
 
+def mutate_if_applicable(f: h5py.File, kind: str, draw) -> None:
+    """:func:`mutate`, skipped when it does not apply to what earlier changes left (e.g. a
+    deleted node, a node replaced by a link, a scalar where an array was)."""
+    with contextlib.suppress(KeyError, ValueError, TypeError, IndexError):
+        mutate(f, kind, draw)
+
+
 @fuzz_settings(max_examples=300)
 @given(kind=st.sampled_from(KIND_NAMES), data=st.data())
+@pytest.mark.slow
 def test_structurally_damaged_files_fail_cleanly(base, kind, data):
     files, folder = base.files, base.folder
     path = folder / "mutated.h5"
     path.write_bytes(files[kind])
     with h5py.File(path, "a") as f:
         for _ in range(data.draw(st.integers(1, 3))):
-            # a later change may not apply to what an earlier one left (e.g. a deleted node)
-            with contextlib.suppress(KeyError, ValueError, TypeError, IndexError):
-                mutate(f, kind, data.draw)
+            mutate_if_applicable(f, kind, data.draw)
     check_readers(path)
+
+
+def scripted(*values):
+    """A ``draw`` for :func:`mutate` that returns ``values`` in order (one per draw)."""
+    script = iter(values)
+    return lambda strategy: next(script)
+
+
+@pytest.mark.parametrize("name", ["inputs", "targets", "splits/train"])
+@pytest.mark.parametrize("then", [
+    ("wrong-dtype", "inputs", "i4"), ("non-finite", "targets", [0], np.nan, False),
+    ("bad-names", "inputs", True), ("split-values", "val", [0, 1]),
+    ("link", "inputs", "soft-loop"),
+])
+def test_a_mutation_after_a_soft_link_loop_applies_and_the_file_fails_cleanly(base, name, then):
+    """Regression: a soft link to itself made the next mutate() raise RuntimeError ("Special
+    link traversal failed") where it read the looped node, which the fuzz test did not expect."""
+    path = base.folder / "soft-loop.h5"
+    path.write_bytes(base.files["pointwise"])
+    with h5py.File(path, "a") as f:
+        mutate_if_applicable(f, "pointwise", scripted("link", name, "soft-loop"))
+        assert f.get(name, getlink=True).path == f"/{name}"
+        mutate_if_applicable(f, "pointwise", scripted(*then))
+    assert check_readers(path) == "error"
 
 
 # --------------------------------------------------------------------- targeted properties

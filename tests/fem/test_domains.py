@@ -5,7 +5,7 @@ import pytest
 
 from surrogate.core.errors import InputError
 from surrogate.fem.domains import domain_names, get_domain
-from surrogate.fem.meshes import tet_signed_volumes
+from surrogate.fem.tet_geometry import tet_signed_volumes
 
 NAMES = ["cylinder", "cube", "ball", "l-prism", "shell"]
 CURVED = {"cylinder", "ball", "shell"}

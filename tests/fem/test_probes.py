@@ -8,7 +8,7 @@ from surrogate.core.errors import InputError
 from surrogate.fem.domains import get_domain
 from surrogate.fem.point_evaluation import evaluate_n0
 from surrogate.fem.probes import (
-    halton,
+    halton_points,
     n0_cell_centre_matrix,
     n0_evaluation_matrix,
     n0_node_matrix,
@@ -57,7 +57,13 @@ def test_probes_are_deterministic_inside_and_away_from_the_walls(name):
 
 
 def test_halton_is_the_radical_inverse():
-    np.testing.assert_allclose(halton(4, bases=(2, 3)),
-                               [[0.5, 1 / 3], [0.25, 2 / 3], [0.75, 1 / 9], [0.125, 4 / 9]])
+    expected = [[1 / 2, 1 / 3, 1 / 5], [1 / 4, 2 / 3, 2 / 5], [3 / 4, 1 / 9, 3 / 5],
+                [1 / 8, 4 / 9, 4 / 5]]
+    np.testing.assert_allclose(halton_points(4), expected, rtol=1e-15)
+    cube = get_domain("cube")  # the probes are the first Halton points in the shrunk box
+    lo, hi = cube.bounds[:, 0], cube.bounds[:, 1]
+    box = lo + 0.15 * (hi - lo), hi - 0.15 * (hi - lo)
+    np.testing.assert_allclose(probe_points(cube, cube.mesh(1), 4),
+                               box[0] + (box[1] - box[0]) * np.array(expected), rtol=1e-14)
     with pytest.raises(InputError, match="number of probes"):
         probe_points(get_domain("cube"), get_domain("cube").mesh(1), 0)

@@ -10,7 +10,6 @@ from surrogate.fem.vtk import (
     n0_at_cell_centres,
     n0_at_nodes,
     read_pvd,
-    tet_volumes,
     write_pvd,
     write_vtu,
 )
@@ -50,10 +49,6 @@ def test_nodal_average_converges_first_order_for_a_smooth_field():
         errors.append(np.abs(n0_at_nodes(basis, dofs) - smooth(mesh.p).T).max())
     rate = np.log2(errors[0] / errors[1])
     assert rate > 0.8, errors
-
-
-def test_tet_volumes_sum_to_the_cube_volume():
-    assert tet_volumes(MeshTet().refined(2)).sum() == pytest.approx(1.0, rel=1e-13)
 
 
 def test_vtu_round_trip_with_meshio_and_pyvista(tmp_path):

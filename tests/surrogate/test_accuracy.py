@@ -8,7 +8,8 @@ from torch import nn
 from surrogate.datasets import generate_dataset, read_dataset
 from surrogate.datasets.recipes import ToyRecipe
 from surrogate.models.normalisation import Normalisation
-from surrogate.training.loop import dataset_classes, fit, split_accuracies
+from surrogate.training.loop import fit
+from surrogate.training.split_metrics import dataset_classes, split_accuracies
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 

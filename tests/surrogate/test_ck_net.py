@@ -15,17 +15,25 @@ from surrogate.cli.app import app
 from surrogate.core.errors import InputError
 from surrogate.datasets.toy import band_points
 from surrogate.models.ck_net import CkNet, state_space_step
-from surrogate.models.config import ModelConfig
 from surrogate.models.networks import SteppingNetwork, spectral_norms
-from surrogate.models.registry import build_model
+from surrogate.models.registry import ARCHITECTURES, build_model, model_config
 from surrogate.models.resnet import ResNet
+from surrogate.models.stepping_configs import CkNetConfig
+
+
+def own_fields(arch, **options):
+    """``options`` less the fields ``arch``'s config does not have (shared test settings)."""
+    names = ARCHITECTURES[arch].config.field_names()
+    return model_config(arch=arch, **{k: v for k, v in options.items() if k in names})
+
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 
 
+
 def _pair(order: int, depth: int = 5, width: int = 4, in_features: int = 3, seed: int = 0,
-          activation: str = "tanh") -> tuple[CkNet, ModelConfig]:
-    config = ModelConfig(arch="ck-net", in_features=in_features, out_features=2, width=width,
+          activation: str = "tanh") -> tuple[CkNet, CkNetConfig]:
+    config = model_config(arch="ck-net", in_features=in_features, out_features=2, width=width,
                          depth=depth, order=order, activation=activation)
     torch.manual_seed(seed)
     model = build_model(config).double()
@@ -39,7 +47,7 @@ def _pair(order: int, depth: int = 5, width: int = 4, in_features: int = 3, seed
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
 def test_order_one_is_exactly_the_resnet(dtype):
     model, config = _pair(order=1, depth=6, activation="smooth-relu")
-    resnet = ResNet(ModelConfig(**{**config.to_dict(), "arch": "resnet"}), model.activation)
+    resnet = ResNet(own_fields(**{**config.to_dict(), "arch": "resnet"}), model.activation)
     resnet.double()
     resnet.load_state_dict(model.state_dict())  # same parameter names, nothing extra
     model, resnet = model.to(dtype), resnet.to(dtype)
@@ -88,7 +96,7 @@ def test_second_order_net_is_a_second_order_scheme_for_x_double_dot():
 
     With q_2^(1) = 0 the scheme gives x^(ℓ) = x^(1) + σ(b) τ² (ℓ-1) ℓ / 2 exactly (uniform τ).
     """
-    config = ModelConfig(arch="ck-net", in_features=1, out_features=1, width=3, depth=9,
+    config = model_config(arch="ck-net", in_features=1, out_features=1, width=3, depth=9,
                          tau=0.25, order=2, activation="tanh")
     model = build_model(config).double()
     bias = torch.tensor([0.3, -0.5, 1.0], dtype=torch.float64)
@@ -136,7 +144,7 @@ def test_learned_steps_enter_as_the_kth_power():
 
 
 def _truncated(model: CkNet, depth: int) -> CkNet:
-    config = ModelConfig(**{**model.config.to_dict(), "depth": depth})
+    config = model_config(**{**model.config.to_dict(), "depth": depth})
     short = CkNet(config, model.activation).double()
     with torch.no_grad():
         for new, old in zip(short.layers, model.layers, strict=False):
@@ -189,7 +197,7 @@ def test_fit_and_evaluate_on_maxwell_through_the_cli(maxwell_data, tmp_path):
 def _bounded(arch: str, order: int, bound: float | None, *, width: int = 4, depth: int = 5,
              seed: int = 0, scale: float = 4.0) -> SteppingNetwork:
     """float64 net with learned, unequal steps and large weights (so the bound binds)."""
-    config = ModelConfig(arch=arch, in_features=1 if width == 1 else 3, out_features=2,
+    config = own_fields(arch, in_features=1 if width == 1 else 3, out_features=2,
                          width=width, depth=depth, order=order, activation="tanh",
                          step_lipschitz=bound)
     torch.manual_seed(seed)
@@ -284,7 +292,7 @@ def test_bounded_width_one_c1_net_is_strictly_monotone_so_at_most_75_percent():
                 logits = model(bands)
                 predicted = (logits[:, 1] > logits[:, 0]).numpy()
                 assert (predicted == labels).mean() <= 0.75
-                free = ModelConfig(**{**model.config.to_dict(), "step_lipschitz": None})
+                free = model_config(**{**model.config.to_dict(), "step_lipschitz": None})
                 unbounded = build_model(free).double()
                 unbounded.load_state_dict(model.state_dict())
                 steps = unbounded.hidden(x, unbounded.taus())[:, 0].diff() * torch.sign(w0)

@@ -11,7 +11,7 @@ import torch
 from surrogate.core.errors import InputError
 from surrogate.training.ddp import row_loss_sum, step_rows
 from surrogate.training.distributed import DistributedContext, shard_rows, shard_size
-from surrogate.training.loop import data_loss
+from surrogate.training.epoch import data_loss
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 FIT = ["--depth", "2", "--width", "6", "--epochs", "15", "--dtype", "float64", "--lr", "0.02",
@@ -77,8 +77,9 @@ def data(tmp_path_factory):
 
 
 @pytest.mark.skipif(not torch.distributed.is_available(), reason="no torch.distributed")
+@pytest.mark.slow
 def test_two_process_gloo_fit_equals_one_process(data, tmp_path):
-    from surrogate.runs.store import load_run
+    from surrogate.runs.load import load_run
     from surrogate.training.loop import fit
 
     single = fit(data, {"depth": 2, "width": 6},

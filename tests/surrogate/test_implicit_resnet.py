@@ -11,17 +11,24 @@ from typer.testing import CliRunner
 import surrogate.models.implicit_layer as implicit_layer
 from surrogate.core.errors import SolverError
 from surrogate.models.activations import SmoothReLU, Softplus, Tanh
-from surrogate.models.config import ModelConfig
 from surrogate.models.implicit_layer import (
     ImplicitStep,
     effective_tolerance,
     implicit_step,
     solve_implicit_step,
 )
-from surrogate.models.registry import build_model
+from surrogate.models.registry import ARCHITECTURES, build_model, model_config
+
+
+def own_fields(arch, **options):
+    """``options`` less the fields ``arch``'s config does not have (shared test settings)."""
+    names = ARCHITECTURES[arch].config.field_names()
+    return model_config(arch=arch, **{k: v for k, v in options.items() if k in names})
+
 
 f64 = torch.float64
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
+
 
 
 def layer_case(n=7, width=5, scale=1.0, seed=0, dtype=f64):
@@ -44,7 +51,7 @@ def make(theta=0.5, dtype=f64, seed=0, **kwargs):
     options = {"in_features": 3, "out_features": 2, "width": 6, "depth": 4, "tau": 0.6,
                "activation": "tanh", "theta": theta, **kwargs}
     torch.manual_seed(seed)
-    return build_model(ModelConfig(arch="implicit-resnet", **options)).to(dtype)
+    return build_model(model_config(arch="implicit-resnet", **options)).to(dtype)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, f64])
@@ -130,7 +137,7 @@ def test_layer_gradients_match_autograd_through_unrolled_iterations(theta):
 @pytest.mark.parametrize("tau", [0.4, None])
 def test_theta_zero_is_exactly_the_resnet(tau, monkeypatch):
     implicit = make(theta=0.0, tau=tau, tau_init=0.3, activation="smooth-relu")
-    resnet = build_model(ModelConfig(**{**implicit.config.to_dict(), "arch": "resnet"})).to(f64)
+    resnet = build_model(own_fields(**{**implicit.config.to_dict(), "arch": "resnet"})).to(f64)
     resnet.load_state_dict(implicit.state_dict())
 
     def no_solve(*args, **kwargs):

@@ -9,15 +9,22 @@ import torch
 
 from surrogate.core.errors import InputError
 from surrogate.models.adjoint import fractional_adjoint, resnet_adjoint
-from surrogate.models.config import ModelConfig
 from surrogate.models.fractional_dnn import _FractionalTrajectory
-from surrogate.models.registry import build_model
+from surrogate.models.registry import ARCHITECTURES, build_model, model_config
+
+
+def own_fields(arch, **options):
+    """``options`` less the fields ``arch``'s config does not have (shared test settings)."""
+    names = ARCHITECTURES[arch].config.field_names()
+    return model_config(arch=arch, **{k: v for k, v in options.items() if k in names})
+
 
 f64 = torch.float64
 ARCHS = ["resnet", "frac-dnn", "densenet"]
 
 
 @pytest.fixture
+
 def float64_default():
     previous = torch.get_default_dtype()
     torch.set_default_dtype(f64)
@@ -28,7 +35,7 @@ def float64_default():
 def make(arch, seed=0, **kwargs):
     options = {"in_features": 4, "out_features": 3, "width": 6, "depth": 5, **kwargs}
     torch.manual_seed(seed)
-    return build_model(ModelConfig(arch=arch, **options)).to(f64)
+    return build_model(own_fields(arch, **options)).to(f64)
 
 
 def data(n=9, seed=1):
@@ -158,7 +165,7 @@ def test_steps_stay_positive_under_huge_optimiser_steps(config, opt):
 @pytest.mark.parametrize("arch", ["resnet", "frac-dnn"])
 def test_depth32_small_tau_training_with_large_lr_stays_finite(arch):
     torch.manual_seed(0)
-    model = build_model(ModelConfig(arch=arch, in_features=7, out_features=3, width=10,
+    model = build_model(own_fields(arch, in_features=7, out_features=3, width=10,
                                     depth=32, tau_init=1e-3))
     x, y = torch.randn(64, 7), torch.randn(64, 3)
     lr = 1.0

@@ -12,16 +12,15 @@ from torch.func import functional_call
 from typer.testing import CliRunner
 
 from surrogate.cli.app import app
-from surrogate.models.config import ModelConfig
 from surrogate.models.ode_net import ODENet, embed
-from surrogate.models.registry import build_model
+from surrogate.models.registry import build_model, model_config
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 
 
 def _net(depth: int, width: int = 1, in_features: int = 1, cubic: float = 0.5,
          multistep: bool = False, tau: float | None = 1.0) -> ODENet:
-    config = ModelConfig(arch="ode-net", in_features=in_features, out_features=1, width=width,
+    config = model_config(arch="ode-net", in_features=in_features, out_features=1, width=width,
                          depth=depth, tau=tau, cubic=cubic, multistep=multistep)
     return build_model(config).double()
 

@@ -5,8 +5,7 @@ import math
 import pytest
 import torch
 
-from surrogate.models.config import ModelConfig
-from surrogate.models.registry import build_model
+from surrogate.models.registry import build_model, model_config
 from surrogate.training.penalties import (
     bias_ordering_penalty,
     regularisation,
@@ -43,7 +42,7 @@ def test_bias_ordering_zero_iff_sorted():
 @pytest.mark.parametrize("arch", ["resnet", "frac-dnn", "densenet"])
 def test_regularisation_uses_only_the_model_interface(arch):
     torch.manual_seed(0)
-    config = ModelConfig(arch=arch, in_features=3, out_features=2, width=4, depth=3,
+    config = model_config(arch=arch, in_features=3, out_features=2, width=4, depth=3,
                          time_horizon=1.0)
     model = build_model(config)
     total = regularisation(model, lambda1=0.1, lambda2=0.2, beta=10.0, horizon_weight=3.0)
@@ -58,7 +57,7 @@ def test_regularisation_uses_only_the_model_interface(arch):
 
 
 def test_exact_horizon_needs_no_penalty():
-    config = ModelConfig(arch="resnet", in_features=3, out_features=2, depth=4,
+    config = model_config(arch="resnet", in_features=3, out_features=2, depth=4,
                          time_horizon=2.0, horizon_mode="exact")
     model = build_model(config)
     assert math.isclose(model.taus().sum().item(), 2.0, rel_tol=1e-6)

@@ -10,7 +10,8 @@ import torch
 
 from surrogate.core.errors import DataFormatError, InputError
 from surrogate.models.step_sizes import inverse_softplus
-from surrogate.runs.store import load_run, save_run
+from surrogate.runs.load import load_run
+from surrogate.runs.save import save_run
 from surrogate.training.loop import fit
 from surrogate.training.pruning import prune_run
 

@@ -10,17 +10,13 @@ import pytest
 import torch
 
 from surrogate.core.errors import DataFormatError, InputError
-from surrogate.models.config import ModelConfig
 from surrogate.models.normalisation import Normalisation
-from surrogate.models.registry import build_model
-from surrogate.runs.store import (
-    history_from_csv,
-    history_to_csv,
-    load_checkpoint,
-    load_run,
-    run_summary,
-    save_run,
-)
+from surrogate.models.registry import build_model, config_from_dict
+from surrogate.runs.checkpoints import load_checkpoint
+from surrogate.runs.history import history_from_csv, history_to_csv
+from surrogate.runs.load import load_run, run_summary
+from surrogate.runs.predict import predict_array, predict_sequences
+from surrogate.runs.save import save_run
 
 DATASET = {"path": "/nowhere/maxwell.h5", "content_hash": "sha256:" + "0" * 64,
            "problem": "maxwell", "domain": "cylinder",
@@ -40,8 +36,8 @@ class Payload:
 
 def make_run(tmp_path, arch="frac-dnn", dtype=torch.float64, name="run"):
     torch.manual_seed(0)
-    model = build_model(ModelConfig(arch=arch, in_features=7, out_features=3, width=5,
-                                    depth=3)).to(dtype)
+    model = build_model(config_from_dict({"arch": arch, "in_features": 7, "out_features": 3,
+                                          "width": 5, "depth": 3})).to(dtype)
     rng = np.random.default_rng(0)
     norm = Normalisation.fit(rng.normal(2, 3, (50, 7)), rng.normal(-1, 4, (50, 3)))
     history = [{"epoch": 1, "train_loss": 0.1 + 1e-17, "val_loss": 1 / 3, "tau_0": 0.1},
@@ -88,6 +84,34 @@ def test_predict_applies_the_normalisation(tmp_path):
         run.predict(np.zeros((4, 6)))
     with pytest.raises(InputError):
         run.predict(np.full((2, 7), np.nan))
+
+
+def test_predict_of_no_rows_is_empty_and_keeps_the_training_flag(tmp_path):
+    path, model, norm, _ = make_run(tmp_path)
+    model.train()
+    assert predict_array(model, norm, np.zeros((0, 7))).shape == (0, 3)
+    assert predict_array(model, norm, np.ones((5, 7)), batch_size=2).shape == (5, 3)
+    assert model.training
+
+
+@pytest.mark.parametrize("readout", ["sequence", "last"])
+def test_sequence_prediction_is_the_chunked_forward_pass(readout):
+    torch.manual_seed(0)
+    config = config_from_dict({"arch": "lem", "in_features": 2, "out_features": 1,
+                               "hidden": 4, "readout": readout})
+    model = build_model(config).double()
+    rng = np.random.default_rng(2)
+    x, y = rng.normal(1, 2, (7, 5, 2)), rng.normal(-3, 0.5, (7, 5, 1))
+    norm = Normalisation.fit(x, y)
+    with torch.no_grad():
+        chunks = [model(torch.as_tensor(norm.normalise_inputs(x[i:i + 3]))).numpy()
+                  for i in range(0, 7, 3)]
+    expected = norm.denormalise_targets(np.concatenate(chunks))
+    assert expected.shape == ((7, 5, 1) if readout == "sequence" else (7, 1))
+    assert np.array_equal(predict_array(model, norm, x, batch_size=3), expected)
+    assert np.array_equal(predict_sequences(model, norm, x, batch_size=3), expected)
+    with pytest.raises(InputError, match="batch_size"):
+        predict_sequences(model, norm, x, batch_size=0)
 
 
 @pytest.mark.parametrize("content", [
@@ -141,7 +165,8 @@ def test_run_summary_is_json_safe_and_needs_no_torch(tmp_path):
     assert summary["arch"] == "frac-dnn" and summary["dataset_hash"] == DATASET["content_hash"]
     assert summary["epochs"] == 2 and summary["tau"] == "learned"
     json.dumps(summary, allow_nan=False)
-    code = (f"import sys; from surrogate.runs.store import run_summary; run_summary({str(path)!r}); "
+    code = (f"import sys; from surrogate.runs.load import run_summary; "
+            f"run_summary({str(path)!r}); "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr

@@ -24,7 +24,8 @@ from typer.testing import CliRunner
 
 from surrogate.core.errors import DataFormatError
 from surrogate.datasets import make_splits, write_dataset
-from surrogate.runs.store import load_checkpoint, load_run, read_config, run_summary
+from surrogate.runs.checkpoints import load_checkpoint
+from surrogate.runs.load import load_run, read_config, run_summary
 from surrogate.training.loop import fit
 
 from ..fuzz_support import CaseCounter, fuzz_settings, guarded_case, outcome
@@ -301,6 +302,7 @@ def test_crafted_pickles_are_refused_without_running(base, filename):
 
 @fuzz_settings(max_examples=300)
 @given(data=st.data())
+@pytest.mark.slow
 def test_damaged_checkpoint_fields_fail_cleanly(base, data):
     run_dir = base.restore()
     payload = dict(base.checkpoint)

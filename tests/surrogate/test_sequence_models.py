@@ -10,8 +10,9 @@ import torch
 from surrogate.core.errors import InputError
 from surrogate.models.cornn import CoRNNCell
 from surrogate.models.lem import LEMCell
-from surrogate.models.sequence_config import DEFAULT_DT, SequenceModelConfig
-from surrogate.models.sequence_models import SequenceModel, build_sequence_model
+from surrogate.models.registry import build_model, config_from_dict, model_config
+from surrogate.models.sequence_config import CoRNNConfig
+from surrogate.models.sequence_models import SequenceModel
 
 f64 = torch.float64
 ARCHS = ["lem", "cornn", "lstm"]
@@ -20,24 +21,24 @@ ARCHS = ["lem", "cornn", "lstm"]
 def build(arch, seed=0, **kwargs):
     options = {"in_features": 3, "out_features": 2, "hidden": 5, **kwargs}
     torch.manual_seed(seed)
-    return build_sequence_model(SequenceModelConfig(arch=arch, **options))
+    return build_model(model_config(arch=arch, **options))
 
 
 def test_config_round_trip_and_defaults():
-    config = SequenceModelConfig(arch="cornn", in_features=3, out_features=2, damping="explicit",
+    config = model_config(arch="cornn", in_features=3, out_features=2, damping="explicit",
                                  learn_dt=True, readout="last")
-    assert config.dt == DEFAULT_DT["cornn"] == 0.042
-    assert SequenceModelConfig.from_dict(config.to_dict()) == config
-    assert SequenceModelConfig(arch="lem", in_features=1, out_features=1).dt == 1.0
-    assert SequenceModelConfig(arch="lem", in_features=1, out_features=1, dt=2).dt == 2.0
+    assert config.dt == CoRNNConfig.default_dt == 0.042
+    assert config_from_dict(config.to_dict()) == config
+    assert model_config(arch="lem", in_features=1, out_features=1).dt == 1.0
+    assert model_config(arch="lem", in_features=1, out_features=1, dt=2).dt == 2.0
 
 
 @pytest.mark.parametrize("changes, match", [
-    ({"arch": "gru"}, "unknown arch 'gru'; choose one of: lem, cornn, lstm"),
+    ({"arch": "gru"}, "unknown arch 'gru'; choose one of: .*cornn.*lem, lstm"),
     ({"hidden": 0}, "hidden must be an integer >= 1"),
-    ({"in_features": 2.5}, "in_features must be an integer >= 1"),
-    ({"dt": -0.1}, "dt must be a finite number > 0"),
-    ({"gamma": float("nan")}, "gamma must be a finite number > 0"),
+    ({"in_features": 2.5}, "in_features must be an integer, got 2.5"),
+    ({"dt": -0.1}, "dt must be > 0"),
+    ({"gamma": float("nan")}, "gamma must be finite"),
     ({"epsilon": "big"}, "epsilon must be a number"),
     ({"damping": "semi"}, "unknown damping 'semi'; choose one of: implicit, explicit"),
     ({"readout": "first"}, "unknown readout 'first'; choose one of: sequence, last"),
@@ -45,20 +46,20 @@ def test_config_round_trip_and_defaults():
     ({"arch": "lstm", "learn_dt": True}, "learn_dt applies to arch 'lem' and 'cornn' only"),
 ])
 def test_config_rejects_bad_values_in_one_line(changes, match):
-    options = {"arch": "lem", "in_features": 3, "out_features": 2, **changes}
+    options = {"arch": "cornn", "in_features": 3, "out_features": 2, **changes}
     with pytest.raises(InputError, match=match) as info:
-        SequenceModelConfig(**options)
+        model_config(**options)
     assert "\n" not in str(info.value)
 
 
 def test_config_from_dict_rejects_unknown_and_missing_keys():
     with pytest.raises(InputError, match="unknown sequence model config key"):
-        SequenceModelConfig.from_dict({"arch": "lem", "in_features": 1, "out_features": 1,
+        config_from_dict({"arch": "lem", "in_features": 1, "out_features": 1,
                                        "width": 3})
     with pytest.raises(InputError, match="missing: out_features"):
-        SequenceModelConfig.from_dict({"arch": "lem", "in_features": 1})
-    with pytest.raises(InputError, match="needs a SequenceModelConfig"):
-        build_sequence_model({"arch": "lem"})
+        config_from_dict({"arch": "lem", "in_features": 1})
+    with pytest.raises(InputError, match="needs a ModelConfig or SequenceModelConfig"):
+        build_model({"arch": "lem"})
 
 
 @pytest.mark.parametrize("arch", ARCHS)

@@ -11,7 +11,8 @@ import torch
 
 from surrogate.core.errors import InputError
 from surrogate.datasets.writer import write_dataset
-from surrogate.runs.store import load_run, load_weights_only
+from surrogate.runs.load import load_run
+from surrogate.runs.safe_load import load_weights_only
 from surrogate.runs.validate import validate_run
 from surrogate.training.loop import fit
 
@@ -124,7 +125,7 @@ def test_sigint_is_deferred_to_the_epoch_end_of_a_sequence_run(ma_file, tmp_path
     import os
     import signal
 
-    from surrogate.runs.store import load_checkpoint
+    from surrogate.runs.checkpoints import load_checkpoint
     from surrogate.training.loop import TrainingInterrupted
 
     def press_ctrl_c(record):
@@ -241,7 +242,8 @@ def test_gradient_clipping_bounds_the_step_of_a_sequence_model(ma_file, tmp_path
     run = fit(ma_file, {"arch": "cornn", "hidden": 6}, {"epochs": 1, "optimizer": "sgd",
                                                          "lr": lr, "grad_clip": clip,
                                                          "schedule": "none"}, tmp_path / "c")
-    from surrogate.training.loop import build_initial_model, seed_streams
+    from surrogate.training.data import build_initial_model
+    from surrogate.training.device import seed_streams
 
     initial = build_initial_model(run.model_config, seed_streams(0)[0])  # what fit started from
     step = torch.cat([(a.detach() - b.detach()).flatten() for a, b in

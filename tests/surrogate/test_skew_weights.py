@@ -9,8 +9,7 @@ import torch
 from torch.func import functional_call
 
 from surrogate.core.errors import InputError
-from surrogate.models.config import ModelConfig
-from surrogate.models.registry import build_model
+from surrogate.models.registry import build_model, config_from_dict, model_config
 
 f64 = torch.float64
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
@@ -21,7 +20,7 @@ def make(arch, skew=True, seed=0, **kwargs):
     options = {"in_features": 2, "out_features": 2, "width": 5, "depth": 4, "tau": 0.5,
                "activation": "tanh", "skew_weights": skew, **kwargs}
     torch.manual_seed(seed)
-    return build_model(ModelConfig(arch=arch, **options)).to(f64)
+    return build_model(model_config(arch=arch, **options)).to(f64)
 
 
 def by_hand(model, u, skew):
@@ -83,16 +82,16 @@ def test_implicit_net_gradients_with_skew_weights_match_finite_differences():
 
 
 def test_config_round_trip_and_bad_values():
-    config = ModelConfig(arch="implicit-resnet", in_features=1, out_features=1,
+    config = model_config(arch="implicit-resnet", in_features=1, out_features=1,
                          skew_weights=True)
-    again = ModelConfig.from_dict(json.loads(json.dumps(config.to_dict())))
+    again = config_from_dict(json.loads(json.dumps(config.to_dict())))
     assert again == config and again.skew_weights is True
-    assert ModelConfig(arch="resnet", in_features=1, out_features=1).skew_weights is False
+    assert model_config(arch="resnet", in_features=1, out_features=1).skew_weights is False
     with pytest.raises(InputError, match="skew_weights must be true or false"):
-        ModelConfig(arch="resnet", in_features=1, out_features=1, skew_weights=1)
+        model_config(arch="resnet", in_features=1, out_features=1, skew_weights=1)
     with pytest.raises(InputError, match=r"^skew_weights is not supported by arch 'densenet'; "
                                          r"use one of: .*implicit-resnet.*resnet"):
-        ModelConfig(arch="densenet", in_features=1, out_features=1, skew_weights=True)
+        model_config(arch="densenet", in_features=1, out_features=1, skew_weights=True)
 
 
 @pytest.mark.parametrize("arch", SKEW_ARCHS)

@@ -11,18 +11,15 @@ import pytest
 import torch
 
 from surrogate.core.errors import InputError, SolverError
-from surrogate.models.config import ModelConfig
 from surrogate.models.normalisation import Normalisation
-from surrogate.models.registry import ARCHITECTURES, build_model
-from surrogate.runs.store import load_checkpoint, load_run
+from surrogate.models.registry import architectures_for, build_model, config_from_dict
+from surrogate.runs.checkpoints import load_checkpoint
+from surrogate.runs.load import load_run
 from surrogate.training.config import TrainConfig, parse_tau, split_run_config
-from surrogate.training.loop import (
-    TrainingInterrupted,
-    data_loss,
-    fit,
-    make_optimizer,
-    resolve_device,
-)
+from surrogate.training.device import resolve_device
+from surrogate.training.epoch import data_loss
+from surrogate.training.loop import TrainingInterrupted, fit
+from surrogate.training.optimiser import make_optimizer
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 
@@ -158,8 +155,8 @@ def test_sigint_is_deferred_to_the_epoch_end_and_checkpointed(maxwell_file, tmp_
 @pytest.mark.parametrize("lr", [1e2, 1e6])
 def test_steps_stay_positive_under_absurd_learning_rates(optimizer, lr):
     torch.manual_seed(0)
-    model = build_model(ModelConfig(arch="frac-dnn", in_features=7, out_features=3, width=6,
-                                    depth=4)).double()
+    model = build_model(config_from_dict({"arch": "frac-dnn", "in_features": 7,
+                                          "out_features": 3, "width": 6, "depth": 4})).double()
     opt = make_optimizer(model.parameters(), TrainConfig(optimizer=optimizer, lr=lr))
     gen = torch.Generator().manual_seed(0)
     x = torch.randn(64, 7, generator=gen, dtype=torch.float64)
@@ -225,7 +222,7 @@ def test_early_stopping_keeps_the_best_val_weights(maxwell_file, tmp_path):
     assert j == pytest.approx(val[best], rel=1e-10)
 
 
-@pytest.mark.parametrize("arch", sorted(ARCHITECTURES))
+@pytest.mark.parametrize("arch", architectures_for("pointwise"))
 def test_every_registered_architecture_trains_through_the_generic_interface(maxwell_file,
                                                                              tmp_path, arch):
     run = fit(maxwell_file, small(arch, tau_init=0.05), {"epochs": 30, "lambda1": 1e-5,

@@ -8,9 +8,10 @@ import re
 import pytest
 import torch
 
-import surrogate.runs.store as runs
+import surrogate.runs.save as runs_save
 from surrogate.core.errors import SolverError
-from surrogate.runs.store import load_checkpoint, load_run
+from surrogate.runs.checkpoints import load_checkpoint
+from surrogate.runs.load import load_run
 from surrogate.training.loop import TrainingInterrupted, fit
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
@@ -74,7 +75,7 @@ def test_run_files_cut_off_at_the_end_are_written_by_resume(maxwell_file, tmp_pa
                                                            monkeypatch):
     train = {"epochs": 4, "checkpoint_every": 100, "dtype": "float64"}
     full = fit(maxwell_file, small(), train, tmp_path / "full")
-    real_save_run = runs.save_run
+    real_save_run = runs_save.save_run
 
     def interrupted_save_run(*args, **kwargs):
         raise KeyboardInterrupt
@@ -100,8 +101,8 @@ def test_a_step_to_non_finite_weights_is_caught_in_that_epoch(no_val_file, tmp_p
 
     real_epoch = training.train_epoch
 
-    def overflowing_step(state, config, x, y):
-        result = real_epoch(state, config, x, y)
+    def overflowing_step(state, config, x, y, reduction):
+        result = real_epoch(state, config, x, y, reduction)
         if state.epoch == 3:
             with torch.no_grad():
                 next(state.model.parameters()).view(-1)[0] = math.inf

@@ -133,7 +133,7 @@ def test_unseen_materials_are_new_with_the_same_signals(mtd):
 def test_material_ranges_extrapolate_outside_training(mtd):
     plan = prepare(mtd["run"], SequenceEvaluationOptions(sets=("unseen-materials",),
                                                          material_ranges=("eps=3,4",)))
-    from surrogate.evaluation.sequence_sets import build_set
+    from surrogate.evaluation.sequence_builders import build_set
 
     built = build_set(plan, "unseen-materials")
     assert np.all(built.inputs[:, :, 1] >= 3) and np.all(built.inputs[:, :, 1] <= 4)

@@ -8,16 +8,15 @@ import pytest
 
 from surrogate.core.errors import InputError
 from surrogate.evaluation import static as ev
-from surrogate.evaluation.static import (
-    EvaluationOptions,
+from surrogate.evaluation.static import evaluate_runs
+from surrogate.evaluation.static_options import EvaluationOptions, parse_slice
+from surrogate.evaluation.static_runs import (
     check_runs_match_problem,
-    evaluate_runs,
-    parse_slice,
     resolve_fem_method,
     resolve_problem_name,
     run_labels,
-    slice_fields,
 )
+from surrogate.evaluation.static_slices import slice_fields
 from surrogate.fem.domains import get_domain
 from surrogate.fem.problems import get_problem
 from surrogate.fem.quadrature import quadrature_rule

@@ -1,0 +1,124 @@
+"""Options of ``surrogate evaluate`` and ``surrogate report``, and the typed options they make.
+
+Pointwise runs take the test-domain options, sequence runs the set options; ``POINTWISE_ONLY``
+and ``SEQUENCE_ONLY`` name them so that the command can refuse those of the other kind.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+
+class FemBaseline(str, Enum):
+    best = "best"
+    solve = "solve"
+    none = "none"
+
+
+class DeviceChoice(str, Enum):
+    cpu = "cpu"
+    cuda = "cuda"
+    auto = "auto"
+
+
+class SolverChoice(str, Enum):
+    auto = "auto"
+    direct = "direct"
+    iterative = "iterative"
+
+
+class SetChoice(str, Enum):
+    unseen_signals = "unseen-signals"
+    unseen_materials = "unseen-materials"
+    longer_horizon = "longer-horizon"
+
+
+RunDirs = Annotated[list[Path], typer.Argument(help="Run directories written by `surrogate fit`.")]
+VtkOpt = Annotated[Path | None, typer.Option(help="Folder for .vtu/.pvd files (ParaView).")]
+DomainOpt = Annotated[
+    list[str] | None,
+    typer.Option("--domain", "-d", help="Test domain (repeatable): cylinder, cube, ball, "
+                 "l-prism, shell. \\[default: cube]"),
+]
+LevelsOpt = Annotated[str, typer.Option(help="Mesh levels of the test domains: '1-5', '3', "
+                                             "'1,2,4'.")]
+FemOpt = Annotated[FemBaseline, typer.Option(help="N0 baseline: H(curl) best approximation, "
+                                                  "the mixed solve, or none.")]
+SolverOpt = Annotated[SolverChoice, typer.Option(help="Linear solver of the FEM baseline.")]
+SliceOpt = Annotated[str, typer.Option("--slice", help="Plane of the slice figures, AXIS=VALUE.")]
+ProblemOpt = Annotated[
+    str | None, typer.Option(help="Problem to evaluate on; every run must have been trained "
+                                  "on it. \\[default: the runs' problem]")]
+DeviceOpt = Annotated[DeviceChoice, typer.Option(help="Where the surrogates run (the FEM "
+                                                    "always runs on the CPU).")]
+IntorderOpt = Annotated[int, typer.Option(help="Quadrature order of the L² errors.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no tables.")]
+
+DataOpt = Annotated[Path | None, typer.Option(
+    "--data", help="Sequence runs: the training dataset, if it moved. \\[default: the path "
+    "recorded in the run; its content hash must match]")]
+SetOpt = Annotated[list[SetChoice] | None, typer.Option(
+    "--set", help="Sequence runs: evaluation set (repeatable). \\[default: every set the "
+    "dataset's recipe allows]")]
+HorizonOpt = Annotated[float | None, typer.Option(
+    help="Sequence runs: longer-horizon length as a multiple of the trained one. "
+    "\\[default: 2]")]
+FreshOpt = Annotated[int | None, typer.Option(
+    help="Sequence runs: also regenerate N new sequences beyond the file (unseen signals; "
+    "the other sets use the same ones). \\[default: 0]")]
+MaxSeqOpt = Annotated[int | None, typer.Option(
+    help="Sequence runs: at most N sequences per set. \\[default: all]")]
+MaterialSeedOpt = Annotated[int | None, typer.Option(
+    help="Sequence runs (maxwell-td): seed of the new material pool. \\[default: seed + 1]")]
+MaterialRangeOpt = Annotated[list[str] | None, typer.Option(
+    "--material-range", help="Sequence runs (maxwell-td): range of a new material, "
+    "NAME=LOW,HIGH with NAME eps, mu or sigma (repeatable; extrapolates outside training).")]
+SampleOpt = Annotated[int | None, typer.Option(
+    help="Sequence runs: which unseen-signals sequence --vtk shows. \\[default: 0]")]
+VtkEveryOpt = Annotated[int | None, typer.Option(
+    help="Sequence runs: write every N-th time step to VTK. \\[default: at most 50 frames]")]
+
+POINTWISE_ONLY = ("domain", "levels", "fem", "solver", "slice_", "problem", "intorder")
+SEQUENCE_ONLY = ("data", "set_", "horizon_factor", "fresh", "max_sequences", "material_seed",
+                 "material_range", "sample", "vtk_every")
+
+
+def pointwise_options(*, domain: list[str] | None = None, levels: str = "1-4",
+                      fem: FemBaseline = FemBaseline.best,
+                      solver: SolverChoice = SolverChoice.auto, slice_: str = "z=0.5",
+                      intorder: int = 4, device: DeviceChoice = DeviceChoice.cpu) -> Any:
+    """The typed options of a pointwise evaluation (InputError on bad values)."""
+    from surrogate.cli.common import parse_levels
+    from surrogate.evaluation.static_options import EvaluationOptions, parse_slice
+
+    axis, value = parse_slice(slice_)
+    return EvaluationOptions(domains=tuple(dict.fromkeys(domain or ["cube"])),
+                             levels=tuple(parse_levels(levels)), fem=fem.value,
+                             solver=solver.value, intorder=intorder, slice_axis=axis,
+                             slice_value=value, device=device.value)
+
+
+def sequence_options(*, set_: list[SetChoice] | None = None,
+                     horizon_factor: float | None = None, fresh: int | None = None,
+                     max_sequences: int | None = None, material_seed: int | None = None,
+                     material_range: list[str] | None = None, sample: int | None = None,
+                     vtk_every: int | None = None,
+                     device: DeviceChoice = DeviceChoice.cpu) -> Any:
+    """The typed options of a sequence evaluation (None -> the defaults)."""
+    from surrogate.evaluation.sequence import SequenceEvaluationOptions
+
+    return SequenceEvaluationOptions(
+        sets=tuple(s.value for s in set_) if set_ else None,
+        horizon_factor=2.0 if horizon_factor is None else horizon_factor,
+        fresh=fresh or 0, max_sequences=max_sequences, material_seed=material_seed,
+        material_ranges=tuple(material_range or ()), sample=sample or 0,
+        vtk_every=vtk_every, device=device.value)
+
+
+__all__ = ["POINTWISE_ONLY", "SEQUENCE_ONLY", "DeviceChoice", "FemBaseline", "SetChoice",
+           "SolverChoice", "pointwise_options", "sequence_options"]

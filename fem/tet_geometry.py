@@ -1,0 +1,38 @@
+"""Geometry of tetrahedral meshes: tet volumes and the volume-weighted average at the nodes."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def tet_signed_volumes(p: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Signed volumes (n_tets,) of tets ``t`` (4, n_tets) with nodes ``p`` (3, n_nodes).
+
+    vol_T = (x₁ − x₀) · ((x₂ − x₀) × (x₃ − x₀)) / 6, positive for a positively oriented tet.
+    """
+    a = p[:, t[1]] - p[:, t[0]]
+    b = p[:, t[2]] - p[:, t[0]]
+    c = p[:, t[3]] - p[:, t[0]]
+    return np.einsum("ij,ij->j", a, np.cross(b, c, axis=0)) / 6.0
+
+
+def tet_volumes(mesh) -> np.ndarray:
+    """Volume |T| of every tet of a skfem MeshTet, (n_cells,)."""
+    return np.abs(tet_signed_volumes(mesh.p, mesh.t))
+
+
+def node_average_matrix(mesh) -> sp.csr_matrix:
+    """A (n_nodes, 4·n_cells): u(node i) = Σ_{T∋i} |T| u_T(x_i) / Σ_{T∋i} |T| as ``A @ corners``.
+
+    ``corners`` (4·n_cells, ...) holds the value of each tet's own field at its vertices, row
+    4 T + j at vertex ``mesh.t[j, T]``. A node that no tet touches gets 0.
+    """
+    n_nodes = mesh.p.shape[1]
+    nodes = mesh.t.T.ravel()  # corner 4 T + j is vertex j of tet T
+    weights = np.repeat(tet_volumes(mesh), 4)
+    weights = weights / np.bincount(nodes, weights=weights, minlength=n_nodes)[nodes]
+    return sp.csr_matrix((weights, (nodes, np.arange(nodes.size))), shape=(n_nodes, nodes.size))
+
+
+__all__ = ["tet_signed_volumes", "tet_volumes", "node_average_matrix"]

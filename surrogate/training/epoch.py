@@ -1,0 +1,168 @@
+"""One training epoch of J_λ = J + penalties, single-process or data-parallel (§2.2, §5).
+
+:func:`train_epoch` is the one epoch of both: how the rows are batched and how a batch's
+loss and the epoch's loss are combined over processes is its :class:`Reduction` —
+:class:`SingleProcess` here (every row, the identity), :class:`surrogate.training.ddp.DataParallel`
+under ``DistributedDataParallel`` (this rank's shard, sums over ranks).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Protocol
+
+import torch
+from torch import Tensor, nn
+
+from surrogate.training.config import TrainConfig
+from surrogate.training.device import autocast
+from surrogate.training.kinds import kind_rules
+from surrogate.training.penalties import regularisation
+from surrogate.training.state import TrainingState
+
+Batch = tuple[Tensor | None, int]
+"""Rows of this process in one step (None: all of them) and the rows over all processes."""
+
+
+def data_loss(prediction: Tensor, target: Tensor) -> Tensor:
+    """J = 1/(2N) Σ_i ‖prediction_i − target_i‖² (the paper's mean squared error, §2.2).
+
+    Rows (N, k); sequences (N, T, k) give J = 1/(2NT) Σ_{i,n} ‖ŷ_{i,n} − y_{i,n}‖², the
+    mean over sequences and steps."""
+    return 0.5 * (prediction - target).pow(2).sum(dim=-1).mean()
+
+
+class Reduction(Protocol):
+    """How an epoch's batches, losses and objective are shared between processes."""
+
+    def network(self, model: nn.Module) -> nn.Module:
+        """The module the forward pass runs through."""
+
+    def batches(self, n: int, batch_size: int | None, state: TrainingState,
+                device: torch.device) -> list[Batch]:
+        """This process's batches of an ``n``-row split in this epoch."""
+
+    def batch_loss(self, prediction: Tensor, target: Tensor, rows: int
+                   ) -> tuple[Tensor, Tensor]:
+        """(the data term to back-propagate, its value to log) of one batch."""
+
+    def objective(self, logged: Tensor, penalty: Tensor, rows: int) -> Tensor:
+        """The batch's J_λ over all processes (what the L-BFGS line search sees)."""
+
+    def epoch_share(self, logged: Tensor, rows: int, n: int) -> Tensor:
+        """A batch's contribution to the epoch's logged J."""
+
+    def epoch_loss(self, total: Tensor, n: int) -> float:
+        """The epoch's J over all processes from this process's contributions."""
+
+    def anyone(self, flag: bool) -> bool:
+        """True when ``flag`` holds on any process."""
+
+
+class SingleProcess:
+    """One process, every row: batches of the run's shuffled order, losses as they are."""
+
+    def network(self, model: nn.Module) -> nn.Module:
+        """``model`` itself."""
+        return model
+
+    def batches(self, n: int, batch_size: int | None, state: TrainingState,
+                device: torch.device) -> list[Batch]:
+        """The whole split, or batches of ``batch_size`` rows shuffled by the run's generator."""
+        if batch_size is None or batch_size >= n:
+            return [(None, n)]
+        order = torch.randperm(n, generator=state.generator).to(device)
+        return [(index, index.shape[0]) for index in torch.split(order, batch_size)]
+
+    def batch_loss(self, prediction: Tensor, target: Tensor, rows: int
+                   ) -> tuple[Tensor, Tensor]:
+        """J of the batch (:func:`data_loss`), back-propagated and logged."""
+        data = data_loss(prediction, target)
+        return data, data
+
+    def objective(self, logged: Tensor, penalty: Tensor, rows: int) -> Tensor:
+        """J + penalty."""
+        return logged + penalty
+
+    def epoch_share(self, logged: Tensor, rows: int, n: int) -> Tensor:
+        """The batch's J weighted by its share of the rows."""
+        return (rows / n) * logged
+
+    def epoch_loss(self, total: Tensor, n: int) -> float:
+        """The weighted sum as it is."""
+        return float(total)
+
+    def anyone(self, flag: bool) -> bool:
+        """``flag``."""
+        return flag
+
+
+def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor,
+                reduction: Reduction | None = None) -> tuple[float, float, list[float]]:
+    """One pass over the training split; returns (data loss J, penalty, grad norms).
+
+    Batches are rows, or whole sequences of a sequence dataset (``reduction``, default
+    :class:`SingleProcess`). J is averaged over the batches (weighted by batch size) at the
+    parameters each batch saw; grad norms (per layer; one global norm for sequence models)
+    are root-mean-square over the batches. Penalties are evaluated only when one is set.
+    """
+    reduction = SingleProcess() if reduction is None else reduction
+    model, optimizer = state.model, state.optimizer
+    network = reduction.network(model)
+    n = x.shape[0]
+    penalty_args = {"lambda1": config.lambda1, "lambda2": config.lambda2, "beta": config.beta,
+                    "horizon_weight": config.horizon_weight, "smoothness": config.smoothness}
+    penalised = any(penalty_args.values())
+    gradient_squares = kind_rules(state.kind).gradient_squares
+    line_search = config.optimizer == "lbfgs"
+    batches = reduction.batches(n, config.batch_size, state, x.device)
+    data_sum = x.new_zeros(())
+    penalty_sum = x.new_zeros(())
+    grad_sq_sum = None
+    for index, rows in batches:
+        xb, yb = (x, y) if index is None else (x[index], y[index])
+        seen: dict[str, Tensor] = {}
+
+        def closure(xb: Tensor = xb, yb: Tensor = yb, rows: int = rows,
+                    seen: dict[str, Tensor] = seen) -> Tensor:
+            optimizer.zero_grad(set_to_none=True)
+            with autocast(config, xb.device):
+                prediction = network(xb)
+            scaled, logged = reduction.batch_loss(prediction.to(yb.dtype), yb, rows)
+            penalty = (regularisation(model, **penalty_args) if penalised
+                       else logged.new_zeros(()))
+            (scaled + penalty).backward()
+            if not seen:
+                seen["data"], seen["penalty"] = logged.detach(), penalty.detach()
+                seen["grad_sq"] = gradient_squares(model).detach()
+            if not line_search:
+                return logged.detach()
+            return reduction.objective(logged.detach(), penalty.detach(), rows)
+
+        if line_search:
+            optimizer.step(closure)
+        else:
+            closure()
+            if config.grad_clip is not None:
+                nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+            optimizer.step()
+        data_sum = data_sum + reduction.epoch_share(seen["data"], rows, n)
+        penalty_sum = penalty_sum + (rows / n) * seen["penalty"]
+        grad_sq_sum = seen["grad_sq"] if grad_sq_sum is None else grad_sq_sum + seen["grad_sq"]
+    grad_norms = (grad_sq_sum / len(batches)).sqrt().tolist()
+    return reduction.epoch_loss(data_sum, n), float(penalty_sum), grad_norms
+
+
+def evaluate_loss(model: nn.Module, x: Tensor, y: Tensor, batch_size: int = 65536) -> float | None:
+    """J on a split without gradients (None for an empty split); ``batch_size`` counts rows,
+    i.e. time steps of sequences (N, T, d), which go whole into a batch."""
+    if x.shape[0] == 0:
+        return None
+    rows = max(1, batch_size // math.prod(x.shape[1:-1]))
+    with torch.no_grad():
+        total = sum(float(data_loss(model(x[i:i + rows]), y[i:i + rows]))
+                    * min(rows, x.shape[0] - i) for i in range(0, x.shape[0], rows))
+    return total / x.shape[0]
+
+
+__all__ = ["train_epoch", "evaluate_loss", "data_loss", "Reduction", "SingleProcess"]

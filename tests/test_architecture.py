@@ -1,0 +1,242 @@
+"""Architecture rules: no import cycle, no module over 400 lines, torch-free fem/datasets/core.
+
+The import graph is read from the source with ``ast`` (every ``import`` statement counts,
+also inside functions and under ``if TYPE_CHECKING:``). Folders map to module names as in
+pyproject's ``package-dir``: ``fem/`` is ``surrogate.fem``, ``datasets/`` is
+``surrogate.datasets``, ``cli/`` is ``surrogate.cli``. Imports that resolve to a package
+``__init__`` are not edges (the ``__init__`` files only re-export, lazily).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE_DIRS = {"surrogate": "surrogate", "fem": "surrogate.fem",
+                "datasets": "surrogate.datasets", "cli": "surrogate.cli"}
+MAX_LINES = 400
+TORCH_FREE = ("surrogate.fem", "surrogate.datasets", "surrogate.core")
+
+
+def module_files(root: Path) -> dict[str, Path]:
+    """Map every module's dotted ``surrogate.*`` name to its file under ``root``."""
+    files = {}
+    for folder, package in PACKAGE_DIRS.items():
+        for path in sorted((root / folder).rglob("*.py")):
+            parts = list(path.relative_to(root / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            files[".".join([package, *parts])] = path
+    return files
+
+
+def imported_names(module: str, path: Path) -> set[str]:
+    """Absolute names of everything ``path`` imports anywhere in its body."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[: len(parts) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return names
+
+
+def resolve(name: str, files: dict[str, Path]) -> str | None:
+    """The package module ``name`` refers to (longest known prefix), or None if external."""
+    while name and name not in files:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Edges module -> package modules it imports (package ``__init__`` targets left out)."""
+    files = module_files(root)
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        targets = {resolve(name, files) for name in imported_names(module, path)}
+        graph[module] = {t for t in targets
+                         if t and t != module and files[t].name != "__init__.py"}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (iterative Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return sorted(cycles)
+
+
+def long_modules(root: Path, limit: int = MAX_LINES) -> list[str]:
+    """``"path lines"`` of every module over ``limit`` lines, longest first."""
+    sizes = []
+    for path in module_files(root).values():
+        with path.open(encoding="utf-8") as handle:
+            sizes.append((sum(1 for _ in handle), path.relative_to(root).as_posix()))
+    return [f"{name} {lines}" for lines, name in sorted(sizes, reverse=True) if lines > limit]
+
+
+def torch_importers(root: Path, prefixes: tuple[str, ...]) -> dict[str, list[str]]:
+    """Modules under ``prefixes`` that import torch, directly or through package modules.
+
+    Returns ``{module: import chain ending at a module that imports torch}``.
+    """
+    files = module_files(root)
+    graph = {m: {resolve(n, files) for n in imported_names(m, p)} - {None, m}
+             for m, p in files.items()}
+    direct = {m for m, p in files.items()
+              if any(n == "torch" or n.startswith("torch.") for n in imported_names(m, p))}
+    found = {}
+    for start in sorted(m for m in files if m.startswith(prefixes)):
+        chain: dict[str, str | None] = {start: None}
+        queue = [start]
+        while queue:
+            node = queue.pop(0)
+            if node in direct:
+                path = [node]
+                while chain[path[-1]] is not None:
+                    path.append(chain[path[-1]])
+                found[start] = path[::-1]
+                break
+            for child in sorted(graph[node]):
+                if child not in chain:
+                    chain[child] = node
+                    queue.append(child)
+    return found
+
+
+# ------------------------------------------------------------------------ the repository
+
+
+def test_no_import_cycles():
+    cycles = import_cycles(import_graph(ROOT))
+    assert not cycles, f"{len(cycles)} import cycle(s) (function-level imports count):\n" + \
+        "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_no_module_over_400_lines():
+    offenders = long_modules(ROOT)
+    assert not offenders, f"modules over {MAX_LINES} lines: " + ", ".join(offenders)
+
+
+def test_fem_datasets_and_core_never_import_torch():
+    found = torch_importers(ROOT, TORCH_FREE)
+    assert not found, "torch imported by a torch-free part:\n" + \
+        "\n".join(" -> ".join([*chain, "torch"]) for chain in found.values())
+
+
+def test_torch_free_parts_load_without_torch():
+    modules = sorted(m for m in module_files(ROOT) if m.startswith(TORCH_FREE))
+    code = ("import importlib, sys\n"
+            f"for name in {modules!r}:\n"
+            "    importlib.import_module(name)\n"
+            "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]", f"torch loaded: {proc.stdout.strip()[:300]}"
+
+
+# ------------------------------------------------------------- the checks catch what they must
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for folder in PACKAGE_DIRS:
+        (root / folder).mkdir(exist_ok=True)
+    return root
+
+
+def test_function_level_and_type_checking_imports_make_cycles(tmp_path):
+    root = _write(tmp_path, {
+        "surrogate/__init__.py": "",
+        "surrogate/models/__init__.py": "",
+        "surrogate/models/a.py": "def f():\n    from surrogate.models.b import g\n",
+        "surrogate/models/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                 "    from .c import h\n",
+        "surrogate/models/c.py": "from surrogate.models import a\n",
+        "surrogate/models/d.py": "import surrogate.models.a\n",
+        "cli/x.py": "from surrogate.cli import y\n",
+        "cli/y.py": "from surrogate.cli.x import main\n",
+    })
+    assert import_cycles(import_graph(root)) == [
+        ["surrogate.cli.x", "surrogate.cli.y"],
+        ["surrogate.models.a", "surrogate.models.b", "surrogate.models.c"],
+    ]
+
+
+def test_long_modules_and_torch_chains_are_reported(tmp_path):
+    root = _write(tmp_path, {
+        "surrogate/core/__init__.py": "",
+        "surrogate/core/tools.py": "from surrogate.models.net import Net\n",
+        "surrogate/models/net.py": "import torch.nn\n" + "x = 1\n" * 400,
+        "fem/mesh.py": "import numpy\n",
+    })
+    assert long_modules(root) == ["surrogate/models/net.py 401"]
+    assert torch_importers(root, TORCH_FREE) == {
+        "surrogate.core.tools": ["surrogate.core.tools", "surrogate.models.net"]}
+
+
+
+def test_no_package_or_test_file_is_ignored_by_git():
+    """A source file that .gitignore matches (``runs/`` once hid ``surrogate/runs/``) would be
+    missing from every fresh clone."""
+    import shutil
+
+    import pytest
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    sources = [str(p.relative_to(ROOT)) for top in (*PACKAGE_DIRS, "tests", "examples")
+               for p in (ROOT / top).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    done = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=ROOT,
+                          input="\n".join(sources), capture_output=True, text=True)
+    assert done.stdout.split() == [], f"ignored by .gitignore: {done.stdout.split()[:10]}"

@@ -1,0 +1,70 @@
+"""README and docs/: size, no references outside the repository, files they name exist, and
+the README's Python example runs (at reduced size)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+MAX_README_BYTES = 10_240
+REPO_PATH = re.compile(r"(?<![\w/.-])((?:surrogate|fem|datasets|cli|tests|examples|benchmarks"
+                       r"|docs)/[\w/.-]*\w\.(?:py|md|sh|toml))")
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_readme_is_at_most_10_kb():
+    assert README.stat().st_size <= MAX_README_BYTES, f"README.md {README.stat().st_size} bytes"
+
+
+@pytest.mark.parametrize("page", [README, *DOCS], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_page_names_only_files_of_the_repository(page):
+    text = page.read_text(encoding="utf-8")
+    missing = sorted({p for p in REPO_PATH.findall(text) if not (ROOT / p).exists()})
+    assert not missing, f"{page.name} names missing files: {missing}"
+    for target in LINK.findall(text):
+        if target.startswith(("http://", "https://", "#")):
+            continue
+        resolved = (page.parent / target.split("#")[0]).resolve()
+        assert resolved.is_relative_to(ROOT), f"{page.name} links outside the repo: {target}"
+        assert resolved.exists(), f"{page.name} links a missing file: {target}"
+    assert not re.search(r"\bissues? \d", text, re.I), f"{page.name} speaks of issue numbers"
+
+
+def test_docs_hold_what_the_readme_points_to():
+    names = {p.name for p in DOCS}
+    assert {"cli.md", "results.md", "reliability.md", "architecture.md",
+            "extending.md"} <= names
+    architecture = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    for equation, path in (("eq. 5.2", "surrogate/models/resnet.py"),
+                           ("eq. 2.5", "surrogate/training/penalties.py"),
+                           ("eq. 7.2", "fem/problems.py")):
+        row = next(line for line in architecture.splitlines() if line.startswith(f"| {equation}"))
+        assert path in row
+
+
+@pytest.mark.slow
+def test_readme_python_example_runs(tmp_path):
+    text = README.read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    reduced = {'n=12000': 'n=400', '"epochs": 4000': '"epochs": 3',
+               "levels=(1, 2, 3, 4)": "levels=(1,)"}
+    for full, small in reduced.items():
+        assert full in code, f"README example changed; update this test ({full!r})"
+        code = code.replace(full, small)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.split("\n")
+    assert 0 < float(lines[0]) < 10  # relative L² test error of 3 epochs
+    level, fem_error, nn_error = lines[1].split()
+    assert level == "1" and float(fem_error) == pytest.approx(1.07e-2, rel=0.01)
+    assert float(nn_error) > 0
+    assert (tmp_path / "out" / "fdnn" / "index.html").is_file()
+    assert (tmp_path / "out" / "fdnn" / "vtk" / "cube.pvd").is_file()
