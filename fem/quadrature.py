@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from skfem import Basis, ElementTetP0
+from skfem.quadrature import get_quadrature
+from skfem.refdom import RefTet
 
 from surrogate.core.errors import InputError
 
@@ -11,14 +12,17 @@ from surrogate.core.errors import InputError
 def quadrature_rule(mesh, intorder: int = 4) -> tuple[np.ndarray, np.ndarray]:
     """Points (M, 3) and weights (M,) of a degree-``intorder`` rule, M = n_tets · n_qp.
 
-    scikit-fem's own: ``Basis(mesh, e, intorder=intorder).global_coordinates()`` flattened per
-    element (element-major) and ``basis.dx`` = reference weights · |det J| (so Σ w = volume).
+    Element-major, in the order of ``Basis(mesh, e, intorder=intorder).global_coordinates()``
+    flattened per element; weights = reference weights · |det J| (so Σ w = volume).
+    scikit-fem's rule and mapping, without building a Basis (twice as fast on large meshes).
     """
     if int(intorder) < 0:
         raise InputError(f"intorder must be >= 0, got {intorder}")
-    basis = Basis(mesh, ElementTetP0(), intorder=int(intorder), disable_doflocs=True)
-    x = np.asarray(basis.global_coordinates())  # (3, n_tets, n_qp)
-    return np.ascontiguousarray(x.reshape(3, -1).T), np.asarray(basis.dx).ravel()
+    X, W = get_quadrature(RefTet, int(intorder))
+    mapping = mesh.mapping()
+    x = mapping.F(X)  # (3, n_tets, n_qp)
+    w = np.abs(mapping.detDF(X)) * W  # (n_tets, n_qp)
+    return np.ascontiguousarray(x.reshape(3, -1).T), w.ravel()
 
 
 def l2_norm(values: np.ndarray, weights: np.ndarray, mask: np.ndarray | None = None) -> float:
