@@ -13,6 +13,7 @@ from surrogate.cli import (
     data_commands,
     evaluate_commands,
     fem_commands,
+    mesh_commands,
     train_commands,
     validate_commands,
 )
@@ -57,7 +58,7 @@ def _root(
 
 
 for _module in (fem_commands, data_commands, train_commands, evaluate_commands,
-                validate_commands):
+                validate_commands, mesh_commands):
     _module.register(app)
 
 

@@ -19,6 +19,7 @@ from surrogate.cli.dataset_options import (
     resolve_recipe,
     summary_path,
 )
+from surrogate.cli.family_data_commands import gen_maxwell_family
 from surrogate.cli.maxwell_td_commands import gen_maxwell_td
 from surrogate.cli.sequence_data_commands import gen_adding, gen_fitzhugh_nagumo
 from surrogate.core.json_files import json_text
@@ -100,7 +101,8 @@ def gen_maxwell(
         "data/maxwell.h5"
     ),
     domain: Annotated[
-        str | None, typer.Option(help="Domain name (cylinder, cube, ...). \\[default: cylinder]")
+        str | None, typer.Option(help="Domain name (cylinder, cube, ...) or a tet mesh file "
+                                      "(.msh, .vtu, .xdmf, .mesh). \\[default: cylinder]")
     ] = None,
     n: Annotated[
         int | None, typer.Option("-n", "--n-samples", help="Number of samples. \\[default: 12000]")
@@ -238,5 +240,6 @@ def register(app: typer.Typer) -> None:
     gen_app.command("maxwell-td")(gen_maxwell_td)
     gen_app.command("fitzhugh-nagumo")(gen_fitzhugh_nagumo)
     gen_app.command("adding")(gen_adding)
+    gen_app.command("maxwell-family")(gen_maxwell_family)
     app.add_typer(gen_app, name="gen-data")
     app.command("info")(info)

@@ -15,14 +15,18 @@ import typer
 
 from surrogate.cli.common import progress_display, user_errors
 from surrogate.cli.evaluate_options import (
+    FAMILY_ONLY,
+    NOT_FAMILY,
     POINTWISE_ONLY,
     SEQUENCE_ONLY,
     DataOpt,
     DeviceChoice,
     DeviceOpt,
     DomainOpt,
+    ExtrapolateOpt,
     FemBaseline,
     FemOpt,
+    FemOrderOpt,
     FreshOpt,
     HorizonOpt,
     IntorderOpt,
@@ -32,6 +36,7 @@ from surrogate.cli.evaluate_options import (
     MaterialSeedOpt,
     MaxSeqOpt,
     ProblemOpt,
+    ProblemsOpt,
     QuietOpt,
     RunDirs,
     SampleOpt,
@@ -41,6 +46,7 @@ from surrogate.cli.evaluate_options import (
     SolverOpt,
     VtkEveryOpt,
     VtkOpt,
+    family_options,
     pointwise_options,
     sequence_options,
 )
@@ -63,10 +69,17 @@ def check_kind_options(ctx: typer.Context, kind: str) -> None:
     """InputError for options that belong to the other kind of run."""
     from surrogate.core.errors import InputError
 
-    wrong = given_options(ctx, POINTWISE_ONLY if kind == "sequence" else SEQUENCE_ONLY)
+    refused = {"sequence": POINTWISE_ONLY + FAMILY_ONLY, "pointwise": SEQUENCE_ONLY + FAMILY_ONLY,
+               "family": SEQUENCE_ONLY + NOT_FAMILY}[kind]
+    wrong = given_options(ctx, tuple(n for n in refused if n in ctx.params))
     if wrong:
-        what = ("apply to pointwise runs (FEM baselines on test domains), not to this "
-                "sequence run" if kind == "sequence" else "apply to sequence runs only")
+        what = {"sequence": "apply to pointwise runs (FEM baselines on test domains), not to "
+                            "this sequence run",
+                "family": "do not apply to runs of a problem family"}.get(kind)
+        if what is None:
+            family = [_flag(n) for n in FAMILY_ONLY]
+            what = ("apply to runs of a problem family only" if set(wrong) <= set(family)
+                    else "apply to sequence runs only")
         raise InputError(f"{', '.join(wrong)} {what}")
 
 
@@ -115,6 +128,7 @@ def evaluate(
                                                           "(figures default to OUT/plots).")]
     = False,
     fem: FemOpt = FemBaseline.best,
+    fem_order: FemOrderOpt = "1,2",
     solver: SolverOpt = SolverChoice.auto,
     slice_: SliceOpt = "z=0.5",
     problem: ProblemOpt = None,
@@ -131,8 +145,10 @@ def evaluate(
     material_range: MaterialRangeOpt = None,
     sample: SampleOpt = None,
     vtk_every: VtkEveryOpt = None,
+    problems: ProblemsOpt = None,
+    extrapolate: ExtrapolateOpt = False,
 ) -> None:
-    """L² errors and timings of surrogates vs the lowest-order Nédélec FEM on test domains.
+    """L² errors and timings of surrogates vs Nédélec FEM of orders 1 and 2 on test domains.
 
     Runs trained on sequence data (lem, cornn, lstm) are evaluated instead on sequences they
     never saw, rebuilt from their dataset's recipe: unseen signals (the test split), unseen
@@ -144,8 +160,23 @@ def evaluate(
 
     Sequence example: surrogate evaluate runs/lem --horizon-factor 2 --out out/ --plots
     out/plots --vtk out/vtk
+
+    Runs of a problem family (gen-data maxwell-family) are evaluated on K unseen members next
+    to Nédélec FEM of orders 1 and 2 (errors per problem, median and p90) with the break-even
+    count N* = (data generation + training) / (FEM per query − surrogate per query).
+
+    Family example: surrogate evaluate runs/params runs/fields --problems 32 --out out/
+    --report
     """
-    if dispatch_kind(ctx, run_dirs) == "sequence":
+    kind = dispatch_kind(ctx, run_dirs)
+    if kind == "family":
+        given = given_options(ctx, ("levels",))
+
+        def make_options() -> Any:
+            return family_options(problems=problems, extrapolate=extrapolate, domain=domain,
+                                  levels=levels if given else None, solver=solver,
+                                  intorder=intorder, device=device)
+    elif kind == "sequence":
         def make_options() -> Any:
             return sequence_options(
                 set_=set_, horizon_factor=horizon_factor, fresh=fresh,
@@ -154,8 +185,9 @@ def evaluate(
                 device=device)
     else:
         def make_options() -> Any:
-            return pointwise_options(domain=domain, levels=levels, fem=fem, solver=solver,
-                                     slice_=slice_, intorder=intorder, device=device)
+            return pointwise_options(domain=domain, levels=levels, fem=fem, fem_order=fem_order,
+                                     solver=solver, slice_=slice_, intorder=intorder,
+                                     device=device)
     _evaluate_and_print(run_dirs, make_options, problem=problem, data=data, out=out, vtk=vtk,
                         plots=plots, report=report, as_json=as_json, quiet=quiet)
 
@@ -169,6 +201,7 @@ def report(
     levels: LevelsOpt = "1-4",
     vtk: VtkOpt = None,
     fem: FemOpt = FemBaseline.best,
+    fem_order: FemOrderOpt = "1,2",
     solver: SolverOpt = SolverChoice.auto,
     slice_: SliceOpt = "z=0.5",
     problem: ProblemOpt = None,
@@ -181,13 +214,21 @@ def report(
 
     Example: surrogate report runs/* --domain cube --levels 1-4 --out report/
     """
-    if dispatch_kind(ctx, run_dirs) == "sequence":
+    kind = dispatch_kind(ctx, run_dirs)
+    if kind == "family":
+        given = given_options(ctx, ("levels",))
+
+        def make_options() -> Any:
+            return family_options(domain=domain, levels=levels if given else None,
+                                  solver=solver, intorder=intorder, device=device)
+    elif kind == "sequence":
         def make_options() -> Any:
             return sequence_options(device=device)
     else:
         def make_options() -> Any:
-            return pointwise_options(domain=domain, levels=levels, fem=fem, solver=solver,
-                                     slice_=slice_, intorder=intorder, device=device)
+            return pointwise_options(domain=domain, levels=levels, fem=fem, fem_order=fem_order,
+                                     solver=solver, slice_=slice_, intorder=intorder,
+                                     device=device)
     _evaluate_and_print(run_dirs, make_options, problem=problem, data=None, out=out, vtk=vtk,
                         plots=out / "plots", report=True, as_json=as_json, quiet=quiet)
 

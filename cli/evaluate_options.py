@@ -1,7 +1,9 @@
 """Options of ``surrogate evaluate`` and ``surrogate report``, and the typed options they make.
 
-Pointwise runs take the test-domain options, sequence runs the set options; ``POINTWISE_ONLY``
-and ``SEQUENCE_ONLY`` name them so that the command can refuse those of the other kind.
+Pointwise runs take the test-domain options, sequence runs the set options, family runs the
+test-domain options plus ``--problems`` and ``--extrapolate``; ``POINTWISE_ONLY``,
+``SEQUENCE_ONLY``, ``FAMILY_ONLY`` and ``NOT_FAMILY`` name them so that the command can refuse
+those of the other kind.
 """
 
 from __future__ import annotations
@@ -42,13 +44,18 @@ VtkOpt = Annotated[Path | None, typer.Option(help="Folder for .vtu/.pvd files (P
 DomainOpt = Annotated[
     list[str] | None,
     typer.Option("--domain", "-d", help="Test domain (repeatable): cylinder, cube, ball, "
-                 "l-prism, shell. \\[default: cube]"),
+                 "l-prism, shell, or a tet mesh file (.msh, .vtu, .xdmf, .mesh). "
+                 "\\[default: cube]"),
 ]
 LevelsOpt = Annotated[str, typer.Option(help="Mesh levels of the test domains: '1-5', '3', "
                                              "'1,2,4'.")]
 FemOpt = Annotated[FemBaseline, typer.Option(help="N0 baseline: H(curl) best approximation, "
                                                   "the mixed solve, or none.")]
 SolverOpt = Annotated[SolverChoice, typer.Option(help="Linear solver of the FEM baseline.")]
+FemOrderOpt = Annotated[str, typer.Option(
+    "--fem-order", metavar="ORDERS",
+    help="FEM orders to compare with, comma-separated: 1 = lowest-order Nédélec (N0), 2 = "
+    "complete-linear (L² error O(h²)). The fastest FEM at each run's error is named.")]
 SliceOpt = Annotated[str, typer.Option("--slice", help="Plane of the slice figures, AXIS=VALUE.")]
 ProblemOpt = Annotated[
     str | None, typer.Option(help="Problem to evaluate on; every run must have been trained "
@@ -83,24 +90,52 @@ SampleOpt = Annotated[int | None, typer.Option(
 VtkEveryOpt = Annotated[int | None, typer.Option(
     help="Sequence runs: write every N-th time step to VTK. \\[default: at most 50 frames]")]
 
-POINTWISE_ONLY = ("domain", "levels", "fem", "solver", "slice_", "problem", "intorder")
+ProblemsOpt = Annotated[int | None, typer.Option(
+    "--problems", help="Family runs: number K of unseen problems drawn from the training "
+    "parameter box. \\[default: 32]")]
+ExtrapolateOpt = Annotated[bool, typer.Option(
+    "--extrapolate", help="Family runs: draw the unseen problems from the parameter box "
+    "widened by 25 % of its width per side.")]
+
+POINTWISE_ONLY = ("domain", "levels", "fem", "fem_order", "solver", "slice_", "problem",
+                  "intorder")
 SEQUENCE_ONLY = ("data", "set_", "horizon_factor", "fresh", "max_sequences", "material_seed",
                  "material_range", "sample", "vtk_every")
+FAMILY_ONLY = ("problems", "extrapolate")
+NOT_FAMILY = ("fem", "fem_order", "slice_", "problem", "vtk")
+"""Options of single-problem runs that a family evaluation refuses."""
 
 
 def pointwise_options(*, domain: list[str] | None = None, levels: str = "1-4",
-                      fem: FemBaseline = FemBaseline.best,
+                      fem: FemBaseline = FemBaseline.best, fem_order: str = "1,2",
                       solver: SolverChoice = SolverChoice.auto, slice_: str = "z=0.5",
                       intorder: int = 4, device: DeviceChoice = DeviceChoice.cpu) -> Any:
     """The typed options of a pointwise evaluation (InputError on bad values)."""
     from surrogate.cli.common import parse_levels
     from surrogate.evaluation.static_options import EvaluationOptions, parse_slice
+    from surrogate.fem.baselines import parse_orders
 
     axis, value = parse_slice(slice_)
     return EvaluationOptions(domains=tuple(dict.fromkeys(domain or ["cube"])),
                              levels=tuple(parse_levels(levels)), fem=fem.value,
+                             fem_orders=parse_orders(fem_order),
                              solver=solver.value, intorder=intorder, slice_axis=axis,
                              slice_value=value, device=device.value)
+
+
+def family_options(*, problems: int | None = None, extrapolate: bool = False,
+                   domain: list[str] | None = None, levels: str | None = None,
+                   solver: SolverChoice = SolverChoice.auto, intorder: int = 4,
+                   device: DeviceChoice = DeviceChoice.cpu) -> Any:
+    """The typed options of a family evaluation (None -> the family's defaults)."""
+    from surrogate.cli.common import parse_levels
+    from surrogate.evaluation.family_options import FamilyEvaluationOptions
+
+    return FamilyEvaluationOptions(
+        problems=32 if problems is None else problems, extrapolate=extrapolate,
+        domains=tuple(dict.fromkeys(domain)) if domain else None,
+        levels=tuple(parse_levels(levels)) if levels else None, solver=solver.value,
+        intorder=intorder, device=device.value)
 
 
 def sequence_options(*, set_: list[SetChoice] | None = None,
@@ -120,5 +155,6 @@ def sequence_options(*, set_: list[SetChoice] | None = None,
         vtk_every=vtk_every, device=device.value)
 
 
-__all__ = ["POINTWISE_ONLY", "SEQUENCE_ONLY", "DeviceChoice", "FemBaseline", "SetChoice",
-           "SolverChoice", "pointwise_options", "sequence_options"]
+__all__ = ["FAMILY_ONLY", "NOT_FAMILY", "POINTWISE_ONLY", "SEQUENCE_ONLY", "DeviceChoice",
+           "FemBaseline", "SetChoice", "SolverChoice", "family_options", "pointwise_options",
+           "sequence_options"]

@@ -27,7 +27,10 @@ def print_pointwise_tables(result: dict[str, Any]) -> None:
             t.add_column(escape(header), justify="right")
         return t
 
-    fem_name = "N0 " + (next((r["fem"]["method"] for r in records if r.get("fem")), "none"))
+    first = next((r["fem"] for r in records if r.get("fem")), None)
+    fem_name = _fem_name(first) if first else "N0 none"
+    extra = [_fem_name(f) for f in (next((r["fem_orders"] for r in records
+                                          if r.get("fem_orders")), None) or [])[1:]]
     errors = table("absolute L² error ‖u − ·‖ on the test domains (green: below N0)",
                    [f"{r['domain']} L{r['level']}\nh={r['h']:.3g}" for r in records])
     fem_errors = [(r.get("fem") or {}).get("l2_error") for r in records]
@@ -35,6 +38,8 @@ def print_pointwise_tables(result: dict[str, Any]) -> None:
         errors.add_row(fem_name, *["reference" if (r.get("fem") or {}).get("is_reference")
                                    else _sci(e) for r, e in zip(records, fem_errors,
                                                                 strict=True)])
+    for k, name in enumerate(extra, start=1):  # higher orders, one row each
+        errors.add_row(name, *[_sci(_order_rec(r, k).get("l2_error")) for r in records])
     for label in labels:
         cells = []
         for r, fem_err in zip(records, fem_errors, strict=True):
@@ -67,6 +72,9 @@ def print_pointwise_tables(result: dict[str, Any]) -> None:
     if any(r.get("fem") for r in records):
         timing.add_row(fem_name, *[_sci(((r.get("fem") or {}).get("seconds") or {}).get("total"),
                                         ".3g") for r in records])
+    for k, name in enumerate(extra, start=1):
+        timing.add_row(name, *[_sci((_order_rec(r, k).get("seconds") or {}).get("total"), ".3g")
+                               for r in records])
     for label in labels:
         for key, speed, what in (("field_on_mesh", "speedup_vs_fem", "nodes"),
                                  ("inference", "speedup_vs_fem_quadrature", "quad. pts")):
@@ -77,10 +85,41 @@ def print_pointwise_tables(result: dict[str, Any]) -> None:
                              + (f" ({rec[speed]:.3g}×)" if rec.get(speed) is not None else ""))
             timing.add_row(f"{escape(label)} ({what})", *cells)
     console.print(timing)
+    print_fastest_fem(result)
     if result["reference"] != "exact":
         console.print(f"reference: {result['reference']} (no exact solution)", highlight=False)
     for note in result.get("notes", []):
         console.print(f"note: {note}", highlight=False)
+
+
+def _fem_name(fem: dict[str, Any]) -> str:
+    """``N0 best`` for order 1, ``order 2 best`` for order 2."""
+    order = int(fem.get("order", 1))
+    return f"{'N0' if order == 1 else f'order {order}'} {fem.get('method', 'none')}"
+
+
+def _order_rec(record: dict[str, Any], k: int) -> dict[str, Any]:
+    orders = record.get("fem_orders") or []
+    return orders[k] if k < len(orders) else {}
+
+
+def print_fastest_fem(result: dict[str, Any]) -> None:
+    """Per test domain and run: the fastest FEM (any level and order) at the run's error, its
+    time next to the run's, and the plain verdict."""
+    from rich.markup import escape
+
+    for domain, by_run in (result.get("fastest_fem_at_equal_error") or {}).items():
+        for label, c in by_run.items():
+            sur, fem = c["surrogate"], c["fem"]
+            head = (f"{domain}, {escape(label)}: error {_sci(sur['error'])} (level "
+                    f"{sur.get('level')}) in {sur['seconds']:.2g} s")
+            if fem is None:
+                console.print(f"{head}; {c['verdict']}", highlight=False)
+                continue
+            what = "most accurate FEM" if c["lower_bound"] else "fastest FEM at equal error"
+            console.print(f"{head}; {what}: {fem['label']}, {fem['seconds']:.3g} s "
+                          f"({fem['dofs']} DOFs, error {_sci(fem['error'])}) — "
+                          f"{c['verdict']}", highlight=False)
 
 
 def print_sequence_table(result: dict[str, Any]) -> None:
@@ -123,6 +162,10 @@ def print_result(result: Any) -> None:
     summary, files = result.summary, result.files
     if result.kind == "sequence":
         print_sequence_table(summary)
+    elif result.kind == "family":
+        from surrogate.cli.family_tables import print_family_tables
+
+        print_family_tables(summary)
     else:
         print_pointwise_tables(summary)
     for line in (result.figures or {}).get("skipped", []):
@@ -139,4 +182,4 @@ def print_result(result: Any) -> None:
     console.print("wrote " + ", ".join(written), highlight=False)
 
 
-__all__ = ["print_pointwise_tables", "print_result", "print_sequence_table"]
+__all__ = ["print_fastest_fem", "print_pointwise_tables", "print_result", "print_sequence_table"]

@@ -1,4 +1,4 @@
-"""``surrogate fem ...``: finite-element studies (convergence of N0 approximations)."""
+"""``surrogate fem ...``: finite-element studies (convergence of Nédélec approximations)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ from surrogate.cli.common import (
 from surrogate.core.json_files import json_text, write_json_file
 
 
-# --method/--solver are plain strings with the choices as metavar (listed by --help) and are
+# --order/--method/--solver are plain strings with the choices as metavar (listed by --help) and are
 # checked by fem.convergence.check_study_options: a bad value then gives one line on stderr
 # and exit 2 like every other bad input, not click's multi-line usage panel.
 def convergence(
     domain: Annotated[
-        str, typer.Option(help="Domain name (cube, cylinder, ball, l-prism, shell).")
+        str, typer.Option(help="Domain name (cube, cylinder, ball, l-prism, shell) or a tet "
+                               "mesh file (.msh, .vtu, .xdmf, .mesh).")
     ] = "cube",
     levels: Annotated[
         str, typer.Option(help="Mesh levels: a range '1-5', one level '3' or a list '1,2,4'.")
@@ -36,6 +37,12 @@ def convergence(
         typer.Option(metavar="[auto|direct|iterative]",
                      help="Linear solver: direct, iterative (CG-HX / MINRES), auto by size."),
     ] = "auto",
+    order: Annotated[
+        str,
+        typer.Option(metavar="[1|2]",
+                     help="FEM order: 1 = lowest-order Nédélec (N0), 2 = complete-linear "
+                          "(2 DOFs per edge, L² error O(h²))."),
+    ] = "1",
     problem: Annotated[str, typer.Option(help="Problem with an exact solution.")] = "maxwell",
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Also write the results as JSON here.")
@@ -43,24 +50,27 @@ def convergence(
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no table.")] = False,
 ) -> None:
-    """Errors and observed rates of N0 approximations of the exact solution, level by level.
+    """Errors and observed rates of Nédélec approximations of the exact solution, by level.
 
-    Example: surrogate fem convergence --domain cube --levels 1-4 --method best --out conv.json
+    Example: surrogate fem convergence --domain cube --levels 1-4 --order 2 --method solve
+    --out conv.json
     """
 
     from surrogate import __version__
+    from surrogate.fem.baselines import check_order
     from surrogate.fem.convergence import check_study_options, convergence_study
     from surrogate.fem.domains import get_domain
     from surrogate.fem.problems import get_problem
 
     with user_errors():
-        level_list = check_study_options(parse_levels(levels), method, solver)
+        fem_order = check_order(order)
+        level_list = check_study_options(parse_levels(levels), method, solver, fem_order)
         get_domain(domain)  # unknown names fail before any work
         get_problem(problem)
-        options = {"domain": domain, "levels": level_list, "method": method,
-                   "solver": solver, "problem": problem}
+        options = {"domain": domain, "levels": level_list, "order": fem_order,
+                   "method": method, "solver": solver, "problem": problem}
         with progress_display(quiet) as on_progress:
-            rows = convergence_study(domain, level_list, method=method,
+            rows = convergence_study(domain, level_list, method=method, order=fem_order,
                                      solver=solver, problem=problem,
                                      on_progress=on_progress)
         payload = {"study": "fem-convergence", "version": __version__, "options": options,
@@ -84,7 +94,9 @@ def _print_table(options: dict[str, Any], rows: list[dict[str, Any]]) -> None:
     from rich import box
     from rich.table import Table
 
-    table = Table(title=f"N0 {options['method']} on {options['domain']} ({options['problem']})",
+    space = "N0" if options["order"] == 1 else "order-2 Nédélec"
+    table = Table(title=f"{space} {options['method']} on {options['domain']} "
+                        f"({options['problem']})",
                   box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
     for name in ("lvl", "h", "DOFs", "L² err", "rate", "curl err", "rate", "s", "solver", "its"):
         table.add_column(name, justify="right", no_wrap=True)

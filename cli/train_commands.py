@@ -18,7 +18,7 @@ from surrogate.cli.common import (
 )
 from surrogate.core.json_files import json_text, write_json_file
 from surrogate.core.typed_config import option_help, option_panel
-from surrogate.models.config import ACTIVATION_NAMES, HORIZON_MODES
+from surrogate.models.config import ACTIVATION_NAMES, HORIZON_MODES, INPUT_KINDS
 from surrogate.models.registry import all_architecture_names, architectures_for
 from surrogate.models.sequence_config import (
     DAMPING_MODES,
@@ -44,6 +44,7 @@ def _choices(name: str, values: list[str] | tuple[str, ...]) -> type[Enum]:
 Arch = _choices("Arch", all_architecture_names())
 ActivationName = _choices("ActivationName", ACTIVATION_NAMES)
 HorizonMode = _choices("HorizonMode", HORIZON_MODES)
+InputKind = _choices("InputKind", INPUT_KINDS)
 Damping = _choices("Damping", DAMPING_MODES)
 Readout = _choices("Readout", READOUT_MODES)
 Optimizer = _choices("Optimizer", OPTIMIZERS)
@@ -129,7 +130,8 @@ def _print_fit_summary(run: Any) -> None:
     tau = "learned" if config.tau is None else f"fixed {config.tau:g}"
     lines = [
         f"[bold]{run.path}[/]  {config.arch} depth {config.depth} × width {config.width}, "
-        f"τ {tau}, {metrics['parameter_count']} parameters",
+        f"τ {tau}, {metrics['parameter_count']} parameters"
+        + (f", inputs {config.inputs}" if config.inputs != "pointwise" else ""),
         f"epochs  {metrics['epochs_run']} ({metrics['stop_reason']}), "
         f"{metrics['wall_time_s']:.1f} s training",
         "relative L² error  " + ", ".join(
@@ -172,6 +174,9 @@ def fit(
         ResNetConfig, "skew_weights", "--skew-weights/--no-skew-weights",
         doc="resnet, implicit-resnet: hidden layers use W = A − Aᵀ (purely imaginary "
         "spectrum).")] = None,
+    inputs: Annotated[InputKind | None, _option(ResNetConfig, "inputs")] = None,
+    encoder_width: Annotated[int | None, _option(ResNetConfig, "encoder_width")] = None,
+    code_size: Annotated[int | None, _option(ResNetConfig, "code_size")] = None,
     order: Annotated[int | None, _option(CkNetConfig, "order")] = None,
     cubic: Annotated[float | None, _option(ODENetConfig, "cubic")] = None,
     multistep: Annotated[bool | None, _option(ODENetConfig, "multistep",
@@ -235,6 +240,9 @@ def fit(
     Sequence example: surrogate fit data/fhn.h5 --arch lem --hidden 32 --learn-dt
     --batch-size 32 --grad-clip 1 --epochs 200 -o runs/lem
 
+    Problem-family example (one network for every member, told μ; or --inputs fields):
+    surrogate fit data/family.h5 --inputs params --activation tanh -o runs/family
+
     Data-parallel example (2 processes; or torchrun --nproc-per-node 2 -m surrogate fit ...):
     surrogate fit data/maxwell.h5 --nproc 2 --batch-size 1024 -o runs/ddp
     """
@@ -245,7 +253,8 @@ def fit(
                        "horizon_mode": horizon_mode, "theta": theta, "solver_tol": solver_tol,
                        "solver_max_iter": solver_max_iter, "order": order, "cubic": cubic,
                        "multistep": multistep, "step_lipschitz": step_lipschitz,
-                       "skew_weights": skew_weights}
+                       "skew_weights": skew_weights, "inputs": inputs,
+                       "encoder_width": encoder_width, "code_size": code_size}
         model_flags |= {"hidden": hidden, "dt": dt, "learn_dt": learn_dt, "damping": damping,
                         "epsilon": epsilon, "readout": readout, "cornn_gamma": cornn_gamma}
         train_flags = {"optimizer": optimizer, "lr": lr, "lr_min": lr_min, "momentum": momentum,

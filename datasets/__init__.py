@@ -8,9 +8,10 @@ from surrogate.datasets.hashing import content_hash
 from surrogate.datasets.maxwell import add_relative_noise, generate_maxwell
 from surrogate.datasets.maxwell_td import MaxwellTDRecipe, generate_maxwell_td, sample_snapshots
 from surrogate.datasets.parallel import ordered_map
-from surrogate.datasets.reader import Dataset, read_dataset, validate_dataset
+from surrogate.datasets.reader import Dataset, FamilyData, read_dataset, validate_dataset
 from surrogate.datasets.recipes import (
     TOY_DEFAULTS,
+    MaxwellFamilyRecipe,
     MaxwellRecipe,
     ToyRecipe,
     load_recipe_toml,
@@ -32,4 +33,5 @@ __all__ = [
     "generate_toy", "FitzHughNagumoRecipe", "AddingRecipe", "generate_fitzhugh_nagumo",
     "generate_adding", "MaxwellTDRecipe", "generate_maxwell_td", "sample_snapshots",
     "open_executor", "ordered_map", "StreamedDataset", "write_streamed", "GenerationInterrupted",
+    "FamilyData", "MaxwellFamilyRecipe",
 ]

@@ -1,7 +1,9 @@
 """Constants of the dataset file format (the spec is datasets/FORMAT.md)."""
 
 FORMAT_NAME = "surrogate-dataset"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""Version 2 adds the optional ``family/`` group (datasets of a problem family); version-1
+files stay readable."""
 KINDS = ("pointwise", "sequence")
 READOUTS = ("sequence", "last")
 """Sequence targets: one per time step (N, T, k), or at the last step only (N, 1, k)."""

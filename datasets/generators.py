@@ -10,22 +10,24 @@ from typing import Any
 
 from surrogate.core.errors import InputError
 from surrogate.core.json_files import json_text
+from surrogate.datasets.family import stream_family
 from surrogate.datasets.generated import GeneratedData, ProgressCallback
 from surrogate.datasets.maxwell import generate_maxwell
 from surrogate.datasets.maxwell_td import MaxwellTDRecipe, generate_maxwell_td
 from surrogate.datasets.maxwell_td_stream import stream_maxwell_td
-from surrogate.datasets.recipes import MaxwellRecipe, ToyRecipe
+from surrogate.datasets.recipes import MaxwellFamilyRecipe, MaxwellRecipe, ToyRecipe
 from surrogate.datasets.sequence_benchmarks import generate_adding, generate_fitzhugh_nagumo
 from surrogate.datasets.sequence_recipes import AddingRecipe, FitzHughNagumoRecipe
 from surrogate.datasets.toy import generate_toy
 from surrogate.datasets.writer import write_dataset
 
-RECIPE_KINDS: dict[str, tuple[type, Callable[..., GeneratedData]]] = {
+RECIPE_KINDS: dict[str, tuple[type, Callable[..., GeneratedData] | None]] = {
     "maxwell": (MaxwellRecipe, generate_maxwell),
     "toy": (ToyRecipe, generate_toy),
     "fitzhugh-nagumo": (FitzHughNagumoRecipe, generate_fitzhugh_nagumo),
     "adding": (AddingRecipe, generate_adding),
     "maxwell-td": (MaxwellTDRecipe, generate_maxwell_td),
+    "maxwell-family": (MaxwellFamilyRecipe, None),  # streamed only (STREAMED_KINDS)
 }
 
 
@@ -42,7 +44,8 @@ def estimated_file_bytes(recipe: Any) -> int:
     return size
 
 
-STREAMED_KINDS: dict[str, Callable[..., Any]] = {"maxwell-td": stream_maxwell_td}
+STREAMED_KINDS: dict[str, Callable[..., Any]] = {"maxwell-td": stream_maxwell_td,
+                                                 "maxwell-family": stream_family}
 
 
 def generate_dataset(
@@ -75,7 +78,7 @@ def generate_dataset(
     streamed = STREAMED_KINDS.get(kind)
     if streamed is None and (executor is not None or resume):
         raise InputError(f"{kind} datasets are generated in one process; workers, Dask and "
-                         "--resume apply to maxwell-td")
+                         "--resume apply to maxwell-td and maxwell-family")
     path = Path(path)
     needed = estimated_file_bytes(recipe) * (2 if streamed else 1)  # + the partial file
     check_output_file(path, needed_bytes=needed, what="dataset file")

@@ -3,19 +3,41 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
+FAMILY_HASHED = ("params", "problem_id", "sensor_values")
+"""Arrays of a family file's ``family/`` group that the content hash covers (what tells the
+network which problem a row belongs to), hashed after ``targets`` as ``family/<name>``."""
 
-def content_hash(inputs: np.ndarray, targets: np.ndarray) -> str:
-    """Return ``"sha256:<hex>"`` over a canonical layout of ``inputs`` then ``targets``.
+
+def family_hash_arrays(family: Mapping[str, Any] | None) -> dict[str, np.ndarray]:
+    """``{"family/params": ..., ...}`` of a ``family/`` tree (or FamilyData); empty for None."""
+    if family is None:
+        return {}
+    arrays = {}
+    for name in FAMILY_HASHED:
+        value = family[name] if isinstance(family, Mapping) else getattr(family, name)
+        if isinstance(value, tuple):  # a writer tree's (array, attributes) entry
+            value = value[0]
+        arrays[f"family/{name}"] = np.asarray(value)
+    return arrays
+
+
+def content_hash(inputs: np.ndarray, targets: np.ndarray,
+                 extra: Mapping[str, np.ndarray] | None = None) -> str:
+    """Return ``"sha256:<hex>"`` over a canonical layout of ``inputs``, ``targets``, ``extra``.
 
     For each array the digest sees ``name``, the little-endian dtype string (``"<f8"``),
     the shape, then the C-ordered little-endian bytes, so the value is stable across
-    runs, platforms and HDF5 chunk layouts.
+    runs, platforms and HDF5 chunk layouts. ``extra`` (a family file's
+    :func:`family_hash_arrays`) follows in its given order; without it the value is the
+    version-1 hash.
     """
     digest = hashlib.sha256()
-    for name, array in (("inputs", inputs), ("targets", targets)):
+    for name, array in (("inputs", inputs), ("targets", targets), *(extra or {}).items()):
         arr = np.asarray(array)
         canonical = arr.dtype.newbyteorder("<")
         arr = np.ascontiguousarray(arr, dtype=canonical)
@@ -52,4 +74,4 @@ class ContentHasher:
         return f"sha256:{self._digest.hexdigest()}"
 
 
-__all__ = ["content_hash", "ContentHasher"]
+__all__ = ["content_hash", "ContentHasher", "family_hash_arrays", "FAMILY_HASHED"]

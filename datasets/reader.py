@@ -12,6 +12,7 @@ import numpy as np
 
 from surrogate.core.errors import DataFormatError, InputError
 from surrogate.core.limits import crash_probe, memory_budget, memory_ceiling, size_text
+from surrogate.datasets.family_scan import FamilyData
 from surrogate.datasets.format import SPLIT_NAMES
 from surrogate.datasets.hdf5_safety import InvalidFile, check_global_heaps
 from surrogate.datasets.scan import scan_dataset
@@ -39,6 +40,13 @@ class Dataset:
     content_hash: str
     attrs: dict[str, Any] = field(default_factory=dict)
     time: np.ndarray | None = None
+    family: FamilyData | None = None
+    """Per-problem data of a family dataset (format version 2), None otherwise."""
+
+    @property
+    def is_family(self) -> bool:
+        """True for a dataset of a problem family (``family/`` group, split by problem)."""
+        return self.family is not None
 
     def split(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Return ``(inputs, targets)`` rows of split ``name`` (train, val or test)."""
@@ -140,7 +148,8 @@ def read_dataset(path: str | os.PathLike, *, verify_hash: bool = True) -> Datase
         problem=str(attrs["problem"]), domain=str(attrs["domain"]), recipe=raw["recipe"],
         seed=int(attrs["seed"]), version=raw["version"], content_hash=str(attrs["content_hash"]),
         attrs={k: v for k, v in attrs.items() if k not in core}, time=raw["time"],
+        family=raw.get("family"),
     )
 
 
-__all__ = ["Dataset", "read_dataset", "validate_dataset"]
+__all__ = ["Dataset", "FamilyData", "read_dataset", "validate_dataset"]

@@ -59,6 +59,67 @@ class MaxwellRecipe:
         return {"kind": "maxwell", **dataclasses.asdict(self), "split": list(self.split)}
 
 
+@dataclass(frozen=True)
+class MaxwellFamilyRecipe:
+    """Samples of a problem family: ``problems`` draws μ × ``points`` points each, split by problem.
+
+    ``box`` (p pairs [low, high]; None: the family's box) is the parameter box sampled with
+    ``sampler`` (sobol|lhs); ``truth_level`` is the level of the FEM truth of a family without
+    a closed form; ``n_volume``/``n_boundary`` the sensor counts.
+    """
+
+    family: str = "radial"
+    problems: int = 320
+    points: int = 2000
+    seed: int = 0
+    sampler: str = "sobol"
+    split: tuple[float, float, float] = (0.8, 0.1, 0.1)
+    truth_level: int = 4
+    n_volume: int = 48
+    n_boundary: int = 16
+    box: tuple[tuple[float, float], ...] | None = None
+    dtype: str = "float64"
+
+    def __post_init__(self) -> None:
+        from surrogate.fem.families.family import SAMPLERS, check_box
+        from surrogate.fem.families.registry import get_family
+
+        family = get_family(self.family)
+        object.__setattr__(self, "split", parse_split(self.split))
+        for key, minimum in (("problems", 1), ("points", 1), ("seed", 0), ("truth_level", 1),
+                             ("n_volume", 1), ("n_boundary", 1)):
+            object.__setattr__(self, key, _number(key, getattr(self, key), int, minimum))
+        if self.problems < 3:
+            raise InputError(f"need at least 3 problems (one per split), got {self.problems}")
+        if self.sampler not in SAMPLERS:
+            raise InputError(f"unknown sampler {self.sampler!r}; choose one of: "
+                             f"{', '.join(SAMPLERS)}")
+        if self.box is not None:
+            try:
+                box = check_box(self.box, family.param_names)
+            except InputError:
+                raise
+            except (TypeError, ValueError):
+                raise InputError(f"box must be {len(family.param_names)} pairs [low, high] "
+                                 f"({', '.join(family.param_names)})") from None
+            object.__setattr__(self, "box", tuple((float(lo), float(hi)) for lo, hi in box))
+        if self.dtype not in DTYPES:
+            raise InputError(f"unknown dtype {self.dtype!r}; choose one of: {', '.join(DTYPES)}")
+
+    def estimated_bytes(self) -> int:
+        """Rough file size: rows × (7 inputs + 3 targets + split + problem id), sensors, header."""
+        rows = self.problems * self.points
+        itemsize = 4 if self.dtype == "float32" else 8
+        sensors = self.problems * 8 * (4 * self.n_volume + 3 * self.n_boundary + 16)
+        return rows * (10 * itemsize + 16) + sensors + 64 * 1024
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict (``kind`` names the recipe type)."""
+        box = None if self.box is None else [list(pair) for pair in self.box]
+        return {"kind": "maxwell-family", **dataclasses.asdict(self), "split": list(self.split),
+                "box": box}
+
+
 # name -> defaults (n_train, n_val, n_test, noise), following each paper's experiment
 TOY_DEFAULTS: dict[str, tuple[int, int, int, float]] = {
     "sine": (100, 200, 200, 0.0),  # Reshniak & Webster Ex. 1: 100 train, 200 validation
@@ -114,6 +175,9 @@ def recipe_from_dict(cls: type, values: dict[str, Any]) -> Any:
     clean = {k: v for k, v in values.items() if k != "kind"}
     if "split" in clean and not isinstance(clean["split"], str):
         clean["split"] = tuple(clean["split"])
+    if isinstance(clean.get("box"), list):
+        clean["box"] = tuple(tuple(pair) if isinstance(pair, list) else pair
+                             for pair in clean["box"])
     try:
         return cls(**clean)
     except TypeError as exc:
@@ -126,5 +190,5 @@ def load_recipe_toml(path: str | os.PathLike) -> dict[str, Any]:
     return dict(data.get("recipe", data))
 
 
-__all__ = ["MaxwellRecipe", "ToyRecipe", "TOY_DEFAULTS", "recipe_from_dict", "load_recipe_toml",
-           "SOURCES"]
+__all__ = ["MaxwellRecipe", "MaxwellFamilyRecipe", "ToyRecipe", "TOY_DEFAULTS",
+           "recipe_from_dict", "load_recipe_toml", "SOURCES"]

@@ -13,6 +13,7 @@ from typing import Any
 import h5py
 import numpy as np
 
+from surrogate.datasets.family_scan import scan_family
 from surrogate.datasets.format import (
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -21,7 +22,7 @@ from surrogate.datasets.format import (
     REQUIRED_ATTRS,
     SPLIT_NAMES,
 )
-from surrogate.datasets.hashing import content_hash
+from surrogate.datasets.hashing import content_hash, family_hash_arrays
 from surrogate.datasets.hdf5_safety import (
     InvalidFile,
     MemoryBudget,
@@ -207,13 +208,17 @@ def scan_dataset(f: h5py.File, *, check_hash: bool, problems: list[str], file_si
             if not np.isfinite(time).all():
                 problems.append("'time' contains non-finite values")
     splits = _read_splits(f, n, file_size, budget, problems)
-    digest = content_hash(arrays["inputs"], arrays["targets"]) if check_hash else None
+    family = (scan_family(f, attrs, n, splits, file_size, budget, problems)
+              if "family" in attrs else None)  # version 2: a family dataset
+    digest = (content_hash(arrays["inputs"], arrays["targets"], family_hash_arrays(family))
+              if check_hash else None)
     if check_hash and isinstance(attrs.get("content_hash"), str) \
             and digest != attrs["content_hash"]:
         problems.append(f"content hash mismatch: stored {attrs['content_hash']}, "
                         f"data hashes to {digest}")
     return {"attrs": attrs, "recipe": recipe, "arrays": arrays, "names": names,
-            "splits": splits, "time": time, "kind": kind, "version": version}
+            "splits": splits, "time": time, "kind": kind, "version": version,
+            "family": family}
 
 
 __all__ = ["scan_dataset"]

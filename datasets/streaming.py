@@ -27,7 +27,7 @@ import numpy as np
 from surrogate.core.errors import InputError
 from surrogate.datasets.format import DTYPES, SPLIT_NAMES
 from surrogate.datasets.generated import ProgressCallback
-from surrogate.datasets.hashing import ContentHasher
+from surrogate.datasets.hashing import ContentHasher, family_hash_arrays
 from surrogate.datasets.partial import PartialFile, Table, partial_path
 from surrogate.datasets.writer import root_attributes, write_contents
 
@@ -92,6 +92,7 @@ class StreamedDataset:
     attrs: dict[str, Any] = field(default_factory=dict)
     cache_shape: tuple[int, ...] | None = None
     cache_rows: int = 0
+    family: dict[str, Any] | None = None
 
     def block_rows(self) -> int:
         """Rows per checksummed block: about :data:`BLOCK_BYTES` of inputs and targets."""
@@ -182,14 +183,15 @@ def finish_file(data: StreamedDataset, source: Path, path: Path,
     try:
         with h5py.File(source, "r", libver="latest") as rows, h5py.File(tmp, "x") as f:
             inputs, targets = rows["samples"]["inputs"], rows["samples"]["targets"]
-            digest = streamed_hash({"inputs": inputs, "targets": targets})
+            digest = streamed_hash({"inputs": inputs, "targets": targets,
+                                    **family_hash_arrays(data.family)})
             root = root_attributes(kind=data.kind, problem=data.problem, domain=data.domain,
                                    recipe=data.recipe, seed=data.seed, digest=digest,
                                    dtype=data.dtype, attrs=data.attrs)
             write_contents(f, root=root, inputs=inputs, targets=targets,
                            input_names=data.input_names, target_names=data.target_names,
                            kind=data.kind, time=data.time, dtype=data.dtype, splits=data.splits,
-                           mesh=data.mesh, fem=data.fem)
+                           mesh=data.mesh, fem=data.fem, family=data.family)
         (commit or os.replace)(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

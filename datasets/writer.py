@@ -24,7 +24,7 @@ from surrogate.datasets.format import (
     READOUTS,
     SPLIT_NAMES,
 )
-from surrogate.datasets.hashing import content_hash
+from surrogate.datasets.hashing import content_hash, family_hash_arrays
 
 _CHUNK_BYTES = 1 << 20  # about 1 MiB per chunk
 _COPY_CHUNKS = 16  # chunks per block when rows are copied from another file
@@ -132,6 +132,7 @@ def write_dataset(
     dtype: str = "float64",
     attrs: Mapping[str, Any] | None = None,
     commit: Callable[[Path, Path], None] | None = None,
+    family: Mapping[str, Any] | None = None,
 ) -> str:
     """Write one dataset file atomically (see datasets/FORMAT.md); return its content hash.
 
@@ -141,7 +142,8 @@ def write_dataset(
     (``fem`` may also hold scalar/str entries, stored as attributes of ``fem/``).
     ``attrs`` may hold ``readout="last"`` (sequence targets ``(N, 1, k)`` at the last step).
     ``commit(temporary, path)`` puts the complete file in place (default ``os.replace``; a
-    caller may rename companion files at the same moment).
+    caller may rename companion files at the same moment). ``family`` is the ``family/`` group
+    of a family dataset (a tree, see :func:`put_tree`).
     """
     if dtype not in DTYPES:
         raise InputError(f"unknown dtype {dtype!r}; choose one of: {', '.join(DTYPES)}")
@@ -154,7 +156,7 @@ def write_dataset(
         idx = np.asarray(splits[name])
         if idx.size and (idx.min() < 0 or idx.max() >= n):
             raise InputError(f"split {name!r} has indices outside [0, {n})")
-    digest = content_hash(inputs, targets)
+    digest = content_hash(inputs, targets, family_hash_arrays(family))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
@@ -164,7 +166,8 @@ def write_dataset(
                                    seed=seed, digest=digest, dtype=dtype, attrs=attrs)
             write_contents(f, root=root, inputs=inputs, targets=targets,
                            input_names=input_names, target_names=target_names, kind=kind,
-                           time=time, dtype=dtype, splits=splits, mesh=mesh, fem=fem)
+                           time=time, dtype=dtype, splits=splits, mesh=mesh, fem=fem,
+                           family=family)
         (commit or os.replace)(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -178,7 +181,8 @@ def write_contents(f: h5py.File, *, root: Mapping[str, Any], inputs: np.ndarray 
                    target_names: Sequence[str], kind: str, time: np.ndarray | None,
                    dtype: str, splits: Mapping[str, np.ndarray],
                    mesh: Mapping[str, np.ndarray] | None = None,
-                   fem: Mapping[str, Any] | None = None) -> None:
+                   fem: Mapping[str, Any] | None = None,
+                   family: Mapping[str, Any] | None = None) -> None:
     """Fill the open, empty file ``f`` (attributes, arrays, groups) in the format's order."""
     for key, value in root.items():
         f.attrs[key] = value
@@ -200,6 +204,26 @@ def write_contents(f: h5py.File, *, root: Mapping[str, Any], inputs: np.ndarray 
                 _put(group, key, value)
             else:
                 group.attrs[key] = value
+    if family is not None:
+        put_tree(f.create_group("family"), family)
 
 
-__all__ = ["write_dataset", "write_contents", "creation_time", "root_attributes"]
+def put_tree(group: h5py.Group, content: Mapping[str, Any]) -> None:
+    """Write a tree into ``group``: an array becomes a dataset, ``(array, {attr: value})`` a
+    dataset with attributes (a tuple of str: a string array), a mapping a subgroup, anything
+    else an attribute of ``group``; in the mapping's order."""
+    for key, value in content.items():
+        if isinstance(value, Mapping):
+            put_tree(group.create_group(key), value)
+        elif isinstance(value, np.ndarray):
+            _put(group, key, value)
+        elif isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], np.ndarray):
+            ds = _put(group, key, value[0])
+            for name, attr in value[1].items():
+                ds.attrs[name] = (np.array([str(s) for s in attr], dtype=h5py.string_dtype())
+                                  if isinstance(attr, tuple) else attr)
+        else:
+            group.attrs[key] = value
+
+
+__all__ = ["write_dataset", "write_contents", "creation_time", "root_attributes", "put_tree"]

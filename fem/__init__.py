@@ -1,4 +1,4 @@
-"""Finite elements: domains, meshes, Nédélec (N0) Maxwell solves, point evaluation.
+"""Finite elements: domains, meshes, Nédélec Maxwell solves (N0 and order 2), point evaluation.
 
 The names below are loaded on first use (``surrogate.fem.get_domain`` imports
 ``surrogate.fem.domains`` then), so ``import surrogate.fem`` stays cheap.
@@ -12,6 +12,10 @@ _EXPORTS = {
     "problems": ("Problem", "MaxwellBessel", "problem_names", "get_problem"),
     "nedelec": ("NedelecSolution", "best_approximation", "solve_maxwell", "edge_interpolant",
                 "l2_error", "curl_l2_error", "hcurl_errors"),
+    "nedelec2": ("ElementTetN2", "edge_interpolant2", "p2_gradient"),
+    "nedelec2_solve": ("Nedelec2Solution", "best_approximation2", "solve_maxwell2"),
+    "nedelec2_eval": ("hcurl_errors2", "evaluate_n2", "evaluate_n2_curl"),
+    "baselines": ("FEM_ORDERS", "fem_approximation", "fem_hcurl_errors"),
     "convergence": ("convergence_study", "observed_rate"),
     "mesh_quality": ("check_mesh",),
     "point_evaluation": ("PointLocator", "point_locator", "locate_points", "evaluate_n0",

@@ -14,76 +14,27 @@ the same, cylinder and l-prism 144 · 8^(L−1) (≈ 77k and 74k at L = 4), shel
 Curved boundaries are interpolated: boundary nodes lie on the true surface and the flat faces
 between them miss the domain by O(h²) (inside a convex wall, into the shell's hole) — use
 ``evaluate_n0(..., outside="extrapolate")`` for points in that gap.
+
+A value with a path separator or a file suffix is not a name but a tetrahedral mesh file
+(``fem/file_domain.py``): level 1 is the file's mesh, each further level one uniform refinement.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+import os
+from pathlib import Path
 
 import numpy as np
 from skfem import MeshTet
 
 from surrogate.core.errors import InputError
 from surrogate.fem import meshes
-
-
-def as_points(points: np.ndarray, name: str = "points") -> np.ndarray:
-    """Return ``points`` as a finite float64 array of shape (N, 3), else raise InputError."""
-    arr = np.asarray(points, dtype=np.float64)
-    if arr.ndim != 2 or arr.shape[1] != 3:
-        raise InputError(f"{name} must have shape (N, 3), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise InputError(f"{name} must be finite (found NaN or inf)")
-    return arr
-
-
-def _check_count(n: int) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise InputError(f"number of samples must be an integer >= 0, got {n!r}")
-    return int(n)
+from surrogate.fem.domain_base import Domain, as_points
 
 
 def _uniform_disk_radius(u: np.ndarray, r_inner: float, r_outer: float) -> np.ndarray:
     """Radii of points uniform in area on the annulus r_inner ≤ r ≤ r_outer (inverse CDF)."""
     return np.sqrt(r_inner**2 + u * (r_outer**2 - r_inner**2))
-
-
-class Domain(ABC):
-    """A named region of R³ with exact volume, bounding box (3, 2), sampler and meshes."""
-
-    name: str
-    volume: float
-    bounds: np.ndarray
-    _coarse_size: float = 0.5  # nominal spacing h at level 1
-
-    @abstractmethod
-    def contains(self, points: np.ndarray, tol: float = 1e-12) -> np.ndarray:
-        """Boolean (N,): which points (N, 3) lie in the closed domain grown by ``tol``."""
-
-    @abstractmethod
-    def _sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """n points (n, 3), uniform in volume."""
-
-    @abstractmethod
-    def _mesh(self, level: int) -> MeshTet:
-        """Tetrahedral mesh at a checked level."""
-
-    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """n points (n, 3) drawn uniformly (with respect to volume) from the domain."""
-        if not isinstance(rng, np.random.Generator):
-            raise InputError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-        return self._sample(_check_count(n), rng)
-
-    def mesh(self, level: int) -> MeshTet:
-        """Conforming, positively oriented tetrahedral mesh at refinement ``level`` >= 1."""
-        return self._mesh(meshes.check_level(level))
-
-    def mesh_size(self, level: int) -> float:
-        """Nominal spacing h of ``mesh(level)``: halves per level (longest edge < 2 h)."""
-        return self._coarse_size * 2.0 ** (1 - meshes.check_level(level))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r})"
 
 
 class Cylinder(Domain):
@@ -189,15 +140,32 @@ DOMAINS: dict[str, Domain] = {
 
 
 def domain_names() -> list[str]:
-    """Names accepted by :func:`get_domain`."""
+    """Names accepted by :func:`get_domain` (besides mesh-file paths)."""
     return list(DOMAINS)
 
 
+def is_mesh_path(value: str) -> bool:
+    """Whether a ``--domain`` value names a mesh file: it has a path separator or a suffix."""
+    text = str(value)
+    return "/" in text or os.sep in text or Path(text).suffix != ""
+
+
 def get_domain(name: str) -> Domain:
-    """The registered domain called ``name`` (InputError naming the valid ones otherwise)."""
+    """The built-in domain called ``name``, or the mesh file at that path (see is_mesh_path).
+
+    Unknown names raise InputError naming the valid ones; bad mesh files DataFormatError.
+    """
+    if isinstance(name, (str, os.PathLike)) and is_mesh_path(os.fspath(name)):
+        from surrogate.fem.file_domain import load_file_domain
+
+        return load_file_domain(os.fspath(name))
     try:
         return DOMAINS[name]
     except (KeyError, TypeError):
         raise InputError(
-            f"unknown domain {name!r}; choose one of: {', '.join(DOMAINS)}"
+            f"unknown domain {name!r}; choose one of: {', '.join(DOMAINS)}, "
+            "or a tetrahedral mesh file (.msh, .vtu, .vtk, .xdmf, .mesh)"
         ) from None
+
+
+__all__ = ["DOMAINS", "Domain", "as_points", "domain_names", "get_domain", "is_mesh_path"]

@@ -17,7 +17,7 @@ from scipy.spatial import cKDTree
 from skfem import ElementTetN0, MeshTet
 
 from surrogate.core.errors import InputError
-from surrogate.fem.domains import as_points
+from surrogate.fem.domain_base import as_points
 
 CHUNK = 65_536  # points per vectorised block
 FIRST_K, SECOND_K = 8, 64  # nearest-centroid candidates per round
@@ -126,6 +126,10 @@ def locate_points(mesh: MeshTet, points: np.ndarray, tol: float = TOL) -> np.nda
 
 
 def _check_basis_dofs(basis, dofs: np.ndarray) -> np.ndarray:
+    from surrogate.fem.nedelec2 import n0_only_error
+
+    if hasattr(basis, "mesh") and (error := n0_only_error(basis, dofs, "N0 point evaluation")):
+        raise error
     if not isinstance(getattr(basis, "elem", None), ElementTetN0):
         raise InputError("basis must be a skfem Basis on a MeshTet with ElementTetN0")
     arr = np.asarray(dofs, dtype=np.float64)

@@ -32,6 +32,9 @@ _REFERENCE_VERTICES = np.array(
 def n0_at_reference_points(basis, dofs: np.ndarray, reference_points: np.ndarray) -> np.ndarray:
     """Values of the N0 field ``dofs`` at reference-tet points in every cell, (n_cells, k, 3).
 
+    Any skfem H(curl) basis works (the order-2 ``ElementTetN2`` with its own DOFs too); an
+    order-2 DOF vector with an N0 basis is an InputError naming the order.
+
     ``reference_points`` is (k, 3) in the reference tet {x, y, z >= 0, x + y + z <= 1}.
     """
     from skfem import Basis
@@ -41,6 +44,11 @@ def n0_at_reference_points(basis, dofs: np.ndarray, reference_points: np.ndarray
         raise InputError(f"reference_points must have shape (k, 3), got {ref.shape}")
     dofs = np.asarray(dofs, dtype=float)
     if dofs.shape != (basis.N,):
+        from surrogate.fem.nedelec2 import n0_only_error
+
+        if getattr(basis, "N", None) == basis.mesh.edges.shape[1] and (
+                error := n0_only_error(basis, dofs, "this N0 basis (VTK export)")):
+            raise error
         raise InputError(f"dofs must have shape ({basis.N},), got {dofs.shape}")
     probe = Basis(basis.mesh, basis.elem, quadrature=(ref.T.copy(), np.ones(len(ref))))
     values = np.asarray(probe.interpolate(dofs))  # (3, n_cells, k)

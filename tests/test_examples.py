@@ -105,6 +105,20 @@ def test_fitzhugh_nagumo(tmp_path):
     assert (out / "data" / "fhn.h5").is_file()
 
 
+def test_adding(tmp_path):
+    out = tmp_path / "adding"
+    summary = script("adding.sh", out, T=40, HIDDEN=8, N_TRAIN=64, N_VAL=16, N_TEST=16,
+                     BATCH=16, LEM_EPOCHS=2, CORNN_EPOCHS=2)
+    assert set(summary["models"]) == {"lem", "cornn"}
+    for name, model in summary["models"].items():
+        assert model["steps"] == 8 and model["epochs"] == 2
+        assert math.isfinite(model["test_mse"]) and model["test_mse"] > 0
+        assert metrics(out / "runs" / name)["rmse"]["test"] ** 2 == pytest.approx(
+            model["test_mse"], rel=1e-3)
+    assert isinstance(summary["holds"], bool)
+    assert summary["figure"] is None or (out / "adding_mse.png").is_file()
+
+
 def test_maxwell_td_sequence(tmp_path):
     out = tmp_path / "mtd"
     summary = script("maxwell_td_sequence.sh", out, SAMPLES=20, STEPS=16, LEVEL=1,
@@ -130,6 +144,19 @@ def test_paper_maxwell(tmp_path):
     assert (report / "index.html").is_file() and (report / "vtk" / "cube.pvd").is_file()
     evaluation = json.loads((report / "evaluation.json").read_text(encoding="utf-8"))
     assert len(evaluation["runs"]) == 8
+
+
+def test_family_maxwell(tmp_path):
+    out = tmp_path / "family"
+    run_example(["bash", str(EXAMPLES / "family_maxwell.sh"), str(out)], out, FAMILIES="radial",
+                INPUTS="params fields", PROBLEMS=10, POINTS=30, EPOCHS_PARAMS=1,
+                EPOCHS_FIELDS=1, WIDTH=8, DEPTH=2, BATCH=64, EVAL_PROBLEMS=2, LEVELS="1-1")
+    assert {p.name for p in (out / "runs").iterdir()} == {"radial-params", "radial-fields"}
+    for inputs in ("params", "fields"):
+        config = json.loads((out / "runs" / f"radial-{inputs}" / "config.json").read_text())
+        assert config["model"]["inputs"] == inputs and config["dataset"]["family"] == "radial"
+    report = out / "report" / "radial"
+    assert (report / "index.html").is_file() and (report / "evaluation.json").is_file()
 
 
 def test_pruning_demo(tmp_path):

@@ -2,10 +2,12 @@
 
 The runs' data kind (``config.json``'s ``dataset.kind``) picks the evaluation, here and
 nowhere else: ``pointwise`` runs are held against Nédélec FEM baselines on test domains
-(:mod:`surrogate.evaluation.static`), ``sequence`` runs against sequences they never saw
-(:mod:`surrogate.evaluation.sequence`). Every user error is raised before any output exists;
-outputs are then written into temporary sibling folders and moved into place only when
-complete (:func:`surrogate.core.output_paths.staged_outputs`). Nothing is printed.
+(:mod:`surrogate.evaluation.static`) — or, trained on a problem family (a ``family`` in the
+dataset section), on unseen members (:mod:`surrogate.evaluation.family`) — and ``sequence``
+runs against sequences they never saw (:mod:`surrogate.evaluation.sequence`). Every user
+error is raised before any output exists; outputs are then written into temporary sibling
+folders and moved into place only when complete
+(:func:`surrogate.core.output_paths.staged_outputs`). Nothing is printed.
 """
 
 from __future__ import annotations
@@ -21,6 +23,13 @@ from surrogate.core.errors import DataFormatError, InputError, SurrogateError
 from surrogate.core.json_files import write_json_file
 from surrogate.core.output_paths import check_output_folder, staged_outputs
 from surrogate.evaluation.devices import resolve_inference_device
+from surrogate.evaluation.family import (
+    FamilyEvaluation,
+    family_of_runs,
+    load_family_runs,
+    measure_family,
+)
+from surrogate.evaluation.family_options import FamilyEvaluationOptions
 from surrogate.evaluation.report import write_report
 from surrogate.evaluation.sequence import (
     SequenceEvaluation,
@@ -38,7 +47,7 @@ from surrogate.evaluation.static_runs import (
 from surrogate.evaluation.static_slices import slice_fields
 
 ProgressCallback = Callable[[int, int, str], None]
-KINDS = ("pointwise", "sequence")
+KINDS = ("pointwise", "sequence", "family")
 
 
 @dataclass
@@ -53,27 +62,29 @@ class EvaluationResult:
     """
 
     kind: str
-    evaluation: Evaluation | SequenceEvaluation
+    evaluation: Evaluation | SequenceEvaluation | FamilyEvaluation
     summary: dict[str, Any]
     figures: dict[str, Any] | None = None
     files: dict[str, Path | None] = field(default_factory=dict)
 
 
 def run_data_kind(run_dirs: Sequence[str | os.PathLike]) -> str:
-    """``"sequence"`` or ``"pointwise"``: what the runs were trained on (one kind only).
+    """``"sequence"``, ``"pointwise"`` or ``"family"`` (pointwise data of a problem family):
+    what the runs were trained on (one kind only; one family).
 
     Unreadable run directories count as pointwise: that path reports them.
     """
     from surrogate.runs.load import read_config
 
-    kinds = []
+    kinds, datasets = [], []
     for path in run_dirs:
         try:
-            kinds.append(str(read_config(path)["dataset"].get("kind", "pointwise")))
+            datasets.append(read_config(path)["dataset"])
+            kinds.append(str(datasets[-1].get("kind", "pointwise")))
         except SurrogateError:
             kinds.append("pointwise")
     if "sequence" not in kinds:
-        return "pointwise"
+        return "pointwise" if family_of_runs(datasets) is None else "family"
     if len(run_dirs) > 1:
         mixed = "pointwise" in kinds
         raise InputError("runs trained on sequence and on pointwise data cannot be evaluated "
@@ -135,7 +146,8 @@ def _sequence_inputs(run_dir: Path, options: SequenceEvaluationOptions, data: Pa
 
 def _kind_options(kind: str, options: Any, problem: str | None, data: Path | None) -> Any:
     """``options`` (or the defaults) after checking they fit runs of ``kind``."""
-    expected = EvaluationOptions if kind == "pointwise" else SequenceEvaluationOptions
+    expected = {"pointwise": EvaluationOptions, "sequence": SequenceEvaluationOptions,
+                "family": FamilyEvaluationOptions}[kind]
     if options is None:
         options = expected()
     if not isinstance(options, expected):
@@ -144,7 +156,10 @@ def _kind_options(kind: str, options: Any, problem: str | None, data: Path | Non
     if kind == "sequence" and problem is not None:
         raise InputError("problem applies to pointwise runs (FEM baselines), not to a "
                          "sequence run")
-    if kind == "pointwise" and data is not None:
+    if kind == "family" and problem is not None:
+        raise InputError("problem applies to single-problem runs; family runs are evaluated "
+                         "on unseen members of their family")
+    if kind != "sequence" and data is not None:
         raise InputError("data applies to sequence runs only")
     return options
 
@@ -181,6 +196,9 @@ def evaluate(
     outputs = [out, vtk, plots]
     if kind == "pointwise":
         runs, problem_obj = _pointwise_inputs(paths, options, problem, outputs)
+    elif kind == "family":
+        _check_outputs(outputs)
+        runs, family, options = load_family_runs(paths, options, vtk=vtk is not None)
     else:
         run, plan = _sequence_inputs(paths[0], options, data, vtk is not None, outputs)
     finals = [p.resolve() for p in outputs if p is not None]
@@ -190,6 +208,9 @@ def evaluate(
         if kind == "pointwise":
             evaluation, summary, figures = _measure_pointwise(
                 runs, problem_obj, options, vtk_dir, plots_dir, Path(scratch), progress)
+        elif kind == "family":
+            evaluation, summary, figures = measure_family(runs, family, options, plots_dir,
+                                                          progress)
         else:
             evaluation, summary, figures = _measure_sequence(run, plan, options, vtk_dir,
                                                              plots_dir, progress)
@@ -225,7 +246,10 @@ def _measure_pointwise(runs: Sequence[Any], problem: Any, options: EvaluationOpt
         first = next(iter(evaluation.reference_solutions.values()), None)
         slices = slice_fields(runs, problem, options, first)
         finest = max(options.levels)
-        vtu_3d = {d: (vtk_dir or scratch) / f"{d}_level{finest}.vtu" for d in options.domains}
+        from surrogate.fem.domains import get_domain
+
+        stems = [get_domain(d).stem for d in options.domains]  # file domains: the file's stem
+        vtu_3d = {s: (vtk_dir or scratch) / f"{s}_level{finest}.vtu" for s in stems}
         figures = make_figures(summary, plots_dir, histories=evaluation.histories,
                                slices=slices, vtu_for_3d=vtu_3d)
         summary["figures"] = figures

@@ -1,8 +1,9 @@
 """``index.html``: the tables and figures of an evaluation on one page.
 
 One skeleton (:mod:`surrogate.evaluation.report_html`) with a section per kind of run:
-static (:mod:`surrogate.evaluation.static_report`) or sequence
-(:mod:`surrogate.evaluation.sequence_report`), chosen by the ``evaluation.json`` dict's
+static (:mod:`surrogate.evaluation.static_report`), sequence
+(:mod:`surrogate.evaluation.sequence_report`) or family
+(:mod:`surrogate.evaluation.family_report`), chosen by the ``evaluation.json`` dict's
 ``kind``.
 """
 
@@ -22,6 +23,11 @@ def render_report(evaluation: Mapping[str, Any], figures: Mapping[str, Any] | No
                   *, title: str | None = None, figure_prefix: str = "") -> str:
     """The HTML page (string). ``figures`` is the dict of the kind's ``make_*figures``; image
     paths are ``figure_prefix + file`` (relative to the page)."""
+    if evaluation.get("kind") == "family":
+        from surrogate.evaluation.family_report import family_section, family_title
+
+        body = family_section(evaluation, figures, figure_prefix=figure_prefix)
+        return render_page(title or family_title(evaluation), body)
     if evaluation.get("kind") == "sequence":
         body = sequence_section(evaluation, figures, figure_prefix=figure_prefix)
         return render_page(title or sequence_title(evaluation), body)

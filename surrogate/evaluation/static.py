@@ -1,13 +1,17 @@
-"""Surrogates against Nédélec (N0) baselines on test domains (τ-learning paper §7, Figs. 3–5).
+"""Surrogates against Nédélec baselines on test domains (τ-learning paper §7, Figs. 3–5).
 
 For every test domain Ω̃ and mesh level, errors are integrated by quadrature on Ω̃'s mesh
 (``quadrature_rule``; not by point sampling):
 
-    ‖u − u_NN‖_{L²(Ω̃)}  and  ‖u − u_h‖_{L²(Ω̃)},  u_h ∈ N0(Ω̃) (best approximation or solve),
+    ‖u − u_NN‖_{L²(Ω̃)}  and  ‖u − u_h‖_{L²(Ω̃)},  u_h (best approximation or solve) in N0
+    (order 1, the paper's baseline) and in the complete-linear order-2 space,
 
 each also split into the part of Ω̃ inside the run's training domain Ω (in-distribution) and
 the part outside (extrapolation) by masking the quadrature weights with ``Ω.contains``.
-The FEM baseline does not depend on the run: it is computed once per domain and level.
+The FEM baseline does not depend on the run: it is computed once per domain, level and order.
+For every run and domain, :func:`~surrogate.evaluation.static_records.equal_error_summary`
+names the fastest FEM (any level and order) whose error is at most the run's
+(``fastest_fem_at_equal_error`` in ``evaluation.json``).
 
 Where the problem has no exact solution the reference u is the N0 solve on the finest
 requested level of each domain (``reference = "fem-solve level L"`` in the records); u_ref is
@@ -34,8 +38,18 @@ import numpy as np
 
 from surrogate.evaluation.devices import device_description, resolve_inference_device
 from surrogate.evaluation.static_options import EvaluationOptions
-from surrogate.evaluation.static_records import fem_record, level_record, run_record
-from surrogate.evaluation.static_runs import resolve_fem_method, run_info, run_labels
+from surrogate.evaluation.static_records import (
+    equal_error_summary,
+    fem_record,
+    level_record,
+    run_record,
+)
+from surrogate.evaluation.static_runs import (
+    resolve_fem_method,
+    resolve_fem_orders,
+    run_info,
+    run_labels,
+)
 from surrogate.evaluation.static_vtk import write_collections, write_level_vtu
 
 ProgressCallback = Callable[[int, int, str], None]
@@ -63,25 +77,39 @@ class Evaluation:
     reference_solutions: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe summary (``evaluation.json``): options, runs, records, notes."""
+        """JSON-safe summary (``evaluation.json``): options, runs, records, the fastest FEM at
+        each run's error, notes."""
         return {
             "problem": self.problem,
             "reference": self.reference,
             "options": self.options.to_dict(),
             "runs": self.runs,
             "records": self.records,
+            "fastest_fem_at_equal_error": equal_error_summary(self.records, list(self.runs)),
             "notes": list(self.notes),
             "inference_device": self.inference_device,
             "vtk": self.vtk,
         }
 
 
-def fem_baseline(mesh, problem, method: str, solver: str):
-    """The N0 baseline on ``mesh``: H(curl) best approximation or mixed solve (NedelecSolution)."""
-    from surrogate.fem import nedelec
+def fem_baseline(mesh, problem, method: str, solver: str, order: int = 1):
+    """The FEM baseline of ``order`` on ``mesh``: H(curl) best approximation or mixed solve."""
+    from surrogate.fem.baselines import fem_approximation
 
-    methods = {"best": nedelec.best_approximation, "solve": nedelec.solve_maxwell}
-    return methods[method](mesh, problem, solver=solver)
+    return fem_approximation(mesh, problem, order=order, method=method, solver=solver)
+
+
+def _warm_up_fem(problem: Any, method: str, orders: Sequence[int]) -> None:
+    """One solve per order on the coarsest cube, so that lazy imports and first-call caches
+    stay out of the timings (the coarse levels are the ones equal-error comparisons pick)."""
+    if not orders or not getattr(problem, "has_exact", False):
+        return
+    from surrogate.fem.baselines import fem_approximation
+    from surrogate.fem.domains import get_domain
+
+    mesh = get_domain("cube").mesh(1)
+    for order in orders:
+        fem_approximation(mesh, problem, order=order, method=method, solver="direct")
 
 
 def _prepare_runs(runs: Sequence[Any], problem: Any, options: EvaluationOptions) -> str:
@@ -116,6 +144,7 @@ def evaluate_runs(
     progress = on_progress or (lambda done, total, description: None)
     notes: list[str] = []
     method = resolve_fem_method(problem, options.fem, notes)
+    orders = resolve_fem_orders(problem, options.fem_orders, method, notes)
     has_exact = bool(getattr(problem, "has_exact", False))
     labels = run_labels(runs)
     domains = [get_domain(name) for name in options.domains]
@@ -124,6 +153,7 @@ def evaluate_runs(
     levels = sorted(set(options.levels))
     finest = levels[-1]
     device = _prepare_runs(runs, problem, options)
+    _warm_up_fem(problem, method, orders)
 
     records: list[dict[str, Any]] = []
     reference_solutions: dict[str, Any] = {}
@@ -143,14 +173,17 @@ def evaluate_runs(
             points, weights = quadrature_rule(mesh, options.intorder)
             record, errors = level_record(domain, level, mesh, points, weights, problem,
                                              reference_solution, training, finest)
-            solution = None
-            record["fem"] = None
-            if method != "none":
-                is_reference = reference_solution is not None and level == finest
-                solution = reference_solution if is_reference else fem_baseline(
-                    mesh, problem, method, options.solver)
-                record["fem"] = fem_record(solution, method, is_reference, options.intorder,
-                                            errors)
+            solutions: dict[int, Any] = {}
+            record["fem"], record["fem_orders"] = None, []
+            for order in orders:
+                is_reference = (reference_solution is not None and level == finest
+                                and order == 1)
+                solutions[order] = reference_solution if is_reference else fem_baseline(
+                    mesh, problem, method, options.solver, order)
+                record["fem_orders"].append(fem_record(solutions[order], method, is_reference,
+                                                       options.intorder, errors))
+            if record["fem_orders"]:  # the lowest order: N0 when evaluated
+                record["fem"] = record["fem_orders"][0]
             inputs_start = time.perf_counter()
             inputs = problem.inputs(points)
             inputs_seconds = time.perf_counter() - inputs_start
@@ -160,17 +193,17 @@ def evaluate_runs(
                               for label, run in zip(labels, runs, strict=True)}
             records.append(record)
             if vtk_dir is not None:
-                name = write_level_vtu(Path(vtk_dir), domain.name, level, mesh, problem,
-                                       runs, labels, solution, reference_solution,
+                name = write_level_vtu(Path(vtk_dir), domain.stem, level, mesh, problem,
+                                       runs, labels, solutions, reference_solution,
                                        batch_size=options.batch_size)
-                vtk_entries.setdefault(domain.name, []).append((level, name))
+                vtk_entries.setdefault(domain.stem, []).append((level, name))
             step += 1
             progress(step, total_steps, f"{domain.name} level {level}")
 
     vtk_summary = None
     if vtk_dir is not None:
         vtk_summary = write_collections(Path(vtk_dir), vtk_entries, labels,
-                                        has_exact=has_exact, fem=method != "none")
+                                        has_exact=has_exact, fem_orders=orders)
     histories = {label: list(getattr(run, "history", []) or [])
                  for label, run in zip(labels, runs, strict=True)}
     return Evaluation(

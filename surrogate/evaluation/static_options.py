@@ -1,4 +1,5 @@
-"""Options of a static (pointwise) evaluation: test domains, levels, FEM baseline, slice."""
+"""Options of a static (pointwise) evaluation: test domains, levels, FEM baseline and orders,
+slice."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from surrogate.core.errors import InputError
 from surrogate.evaluation.devices import DEVICE_CHOICES
+from surrogate.fem.baselines import check_order
 
 FEM_CHOICES = ("best", "solve", "none")
 SOLVER_CHOICES = ("auto", "direct", "iterative")
@@ -23,6 +25,7 @@ class EvaluationOptions:
     domains: tuple[str, ...] = ("cube",)
     levels: tuple[int, ...] = (1, 2, 3, 4)
     fem: str = "best"
+    fem_orders: tuple[int, ...] = (1, 2)
     solver: str = "auto"
     intorder: int = 4
     slice_axis: int = 2
@@ -39,6 +42,10 @@ class EvaluationOptions:
         if self.fem not in FEM_CHOICES:
             raise InputError(f"unknown FEM baseline {self.fem!r}; choose one of: "
                              f"{', '.join(FEM_CHOICES)}")
+        if not self.fem_orders:
+            raise InputError("at least one FEM order is needed (1, 2 or both)")
+        for order in self.fem_orders:
+            check_order(order)
         if self.solver not in SOLVER_CHOICES:
             raise InputError(f"unknown solver {self.solver!r}; choose one of: "
                              f"{', '.join(SOLVER_CHOICES)}")
@@ -56,6 +63,7 @@ class EvaluationOptions:
         """JSON-safe dictionary (the slice as ``"x3=0.5"``)."""
         out = asdict(self)
         out["domains"], out["levels"] = list(self.domains), list(self.levels)
+        out["fem_orders"] = list(self.fem_orders)
         out["slice"] = f"{AXIS_NAMES[self.slice_axis]}={self.slice_value:g}"
         return out
 

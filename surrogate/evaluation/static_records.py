@@ -110,9 +110,10 @@ def level_record(domain: Any, level: int, mesh: Any, points: np.ndarray,
 
 def fem_record(solution: Any, method: str, is_reference: bool, intorder: int,
                 errors: LevelErrors) -> dict[str, Any]:
-    """Errors, DOFs, seconds and solver facts of the N0 baseline on one level."""
+    """Order, errors, DOFs, seconds and solver facts of a FEM baseline on one level."""
     u_h = solution.values_at_quadrature(intorder)
-    record: dict[str, Any] = {"method": method, "ndofs": int(solution.ndofs)}
+    record: dict[str, Any] = {"order": int(getattr(solution, "order", 1)), "method": method,
+                              "ndofs": int(solution.ndofs)}
     if is_reference:
         record.update({"l2_error": None, "relative_error": None, "is_reference": True})
     else:
@@ -144,5 +145,36 @@ def run_record(run: Any, problem: Any, mesh: Any, inputs: np.ndarray, inputs_sec
     return record
 
 
-__all__ = ["LevelErrors", "field_on_mesh_seconds", "fem_record", "level_record", "reference_on",
-           "run_record", "split_errors", "timed_predict"]
+def equal_error_summary(records: list[dict[str, Any]], labels: list[str]
+                        ) -> dict[str, dict[str, Any]]:
+    """Per domain and run: the fastest FEM (any evaluated level and order) whose L² error is at
+    most the run's, next to the run (:func:`surrogate.core.equal_error.equal_error_comparison`).
+
+    The run's error and time are those of the domain's finest level (error by its quadrature,
+    time = u_NN at its mesh nodes); a FEM's time is basis + assembly + solve on its mesh
+    (mesh → u_h; mesh generation excluded for both). Errors are absolute L² errors.
+    """
+    from surrogate.core.equal_error import FemCandidate, equal_error_comparison
+
+    out: dict[str, dict[str, Any]] = {}
+    for domain in dict.fromkeys(r["domain"] for r in records):
+        rows = [r for r in records if r["domain"] == domain]
+        candidates = [FemCandidate(int(f["order"]), int(r["level"]), float(f["l2_error"]),
+                                   float(f["seconds"]["total"]), int(f["ndofs"]))
+                      for r in rows for f in r.get("fem_orders") or []
+                      if f.get("l2_error") is not None]
+        finest = max(rows, key=lambda r: r["level"])
+        out[domain] = {}
+        for label in labels:
+            run = finest["runs"][label]
+            if run.get("l2_error") is None:
+                continue
+            comparison = equal_error_comparison(candidates, float(run["l2_error"]),
+                                                float(run["seconds"]["field_on_mesh"]))
+            comparison["surrogate"]["level"] = finest["level"]
+            out[domain][label] = comparison
+    return out
+
+
+__all__ = ["LevelErrors", "equal_error_summary", "field_on_mesh_seconds", "fem_record",
+           "level_record", "reference_on", "run_record", "split_errors", "timed_predict"]

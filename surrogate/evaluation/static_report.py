@@ -15,10 +15,24 @@ from surrogate.evaluation.report_html import Cell, figure_html, fmt, html_table,
 TITLE = "Surrogate evaluation"
 
 
+def _extra_orders(evaluation: Mapping[str, Any]) -> list[int]:
+    """The FEM orders evaluated beyond the first (lowest) one, e.g. [2]."""
+    orders = next((r["fem_orders"] for r in evaluation["records"] if r.get("fem_orders")), [])
+    return [int(f["order"]) for f in orders[1:]]
+
+
+def _order_fem(record: Mapping[str, Any], order: int) -> Mapping[str, Any]:
+    return next((f for f in record.get("fem_orders") or [] if f.get("order") == order), {})
+
+
 def error_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell]]]:
-    """Header and rows of the main error table (a run's cell is marked where it beats N0)."""
+    """Header and rows of the main error table (a run's cell is marked where it beats N0);
+    higher FEM orders get their own DOFs and error columns."""
     labels = list(evaluation["runs"])
+    extra = _extra_orders(evaluation)
     header = ["domain", "level", "h", "N0 DOFs", "N0 error"]
+    for order in extra:
+        header += [f"order {order} DOFs", f"order {order} error"]
     header += [f"{label}" for label in labels]
     rows = []
     for r in evaluation["records"]:
@@ -27,6 +41,9 @@ def error_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell
         row = [(html.escape(r["domain"]), "text"), (str(r["level"]), ""),
                (fmt(r["h"], ".4f"), ""), (fmt(fem.get("ndofs")), ""),
                (fmt(fem_err) if not fem.get("is_reference") else "reference", "")]
+        for order in extra:
+            higher = _order_fem(r, order)
+            row += [(fmt(higher.get("ndofs")), ""), (fmt(higher.get("l2_error")), "")]
         for label in labels:
             err = r["runs"][label]["l2_error"]
             better = fem_err is not None and err is not None and err < fem_err
@@ -57,7 +74,10 @@ def split_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell
 def timing_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell]]]:
     """Header and rows of the timing table: FEM assembly + solve vs surrogate inference."""
     labels = list(evaluation["runs"])
+    extra = _extra_orders(evaluation)
     header = ["domain", "level", "nodes", "quad. points", "N0 [s]", "solver"]
+    for order in extra:
+        header += [f"order {order} [s]", f"order {order} solver"]
     header += [f"{label} [s] (speed-up): nodes | quad. points" for label in labels]
     rows = []
     for r in evaluation["records"]:
@@ -67,6 +87,10 @@ def timing_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cel
         row = [(html.escape(r["domain"]), "text"), (str(r["level"]), ""),
                (str(r["n_nodes"]), ""), (str(r["n_quadrature"]), ""),
                (fmt(seconds, ".3f"), ""), (fmt(solver), "")]
+        for order in extra:
+            higher = _order_fem(r, order)
+            row += [(fmt((higher.get("seconds") or {}).get("total"), ".3f"), ""),
+                    (fmt((higher.get("solver") or {}).get("method")), "")]
         for label in labels:
             rec = r["runs"][label]
             parts = []
@@ -78,6 +102,26 @@ def timing_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cel
                 parts.append(text)
             row.append((" | ".join(parts), ""))
         rows.append(row)
+    return header, rows
+
+
+def fastest_fem_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell]]]:
+    """Per domain and run: its error and time next to the fastest FEM at that error (any
+    evaluated level and order), and the plain verdict."""
+    header = ["domain", "run", "run error", "run [s]", "fastest FEM at equal error",
+              "FEM error", "FEM [s]", "verdict"]
+    rows = []
+    for domain, by_run in (evaluation.get("fastest_fem_at_equal_error") or {}).items():
+        for label, c in by_run.items():
+            fem = c.get("fem") or {}
+            name = fem.get("label", "–") + (" (most accurate; none reaches)"
+                                             if c.get("lower_bound") and fem else "")
+            rows.append([(html.escape(domain), "text"), (html.escape(label), "text"),
+                         (fmt(c["surrogate"]["error"]), ""),
+                         (fmt(c["surrogate"]["seconds"], ".4f"), ""),
+                         (html.escape(name), "text"), (fmt(fem.get("error")), ""),
+                         (fmt(fem.get("seconds"), ".4f"), ""),
+                         (html.escape(c["verdict"]), "text")])
     return header, rows
 
 
@@ -126,6 +170,9 @@ def static_section(evaluation: Mapping[str, Any], figures: Mapping[str, Any] | N
          split_rows(evaluation)),
         ("Wall time: N0 basis + assembly + solve vs surrogate inference on the quadrature "
          "points", timing_rows(evaluation)),
+        ("Fastest FEM at equal error: among every evaluated level and order, the FEM whose "
+         "L² error is at most the run's (finest level), with the least time mesh → u_h",
+         fastest_fem_rows(evaluation)),
     ]
     for heading, (header, rows) in sections:
         parts.append(f"<h2>{html.escape(heading)}</h2>")
@@ -145,4 +192,5 @@ def static_section(evaluation: Mapping[str, Any], figures: Mapping[str, Any] | N
     return parts
 
 
-__all__ = ["TITLE", "error_rows", "runs_rows", "split_rows", "static_section", "timing_rows"]
+__all__ = ["TITLE", "error_rows", "fastest_fem_rows", "runs_rows", "split_rows", "static_section",
+           "timing_rows"]

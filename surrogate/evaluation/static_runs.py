@@ -74,6 +74,20 @@ def resolve_fem_method(problem: Any, fem: str, notes: list[str]) -> str:
     return "solve"
 
 
+def resolve_fem_orders(problem: Any, orders: Sequence[int], method: str,
+                       notes: list[str]) -> tuple[int, ...]:
+    """The FEM orders actually evaluated: none without a baseline; order 2 needs the exact
+    solution for its boundary data, so a problem without one keeps order 1 (with a note)."""
+    if method == "none":
+        return ()
+    orders = tuple(sorted(set(int(o) for o in orders)))
+    if getattr(problem, "has_exact", False) or orders == (1,):
+        return orders
+    notes.append(f"problem {problem.name!r} has no exact solution: the order-2 FEM needs one "
+                 "for its boundary data, so only the N0 baseline is evaluated")
+    return (1,)
+
+
 def run_info(run: Any) -> dict[str, Any]:
     """Path, architecture, sizes and learned τ of one run (JSON-safe)."""
     config = getattr(run, "model_config", None)
@@ -101,5 +115,6 @@ def run_info(run: Any) -> dict[str, Any]:
     return info
 
 
-__all__ = ["check_runs_match_problem", "resolve_fem_method", "resolve_problem_name",
+__all__ = ["check_runs_match_problem", "resolve_fem_method", "resolve_fem_orders",
+           "resolve_problem_name",
            "run_info", "run_labels"]

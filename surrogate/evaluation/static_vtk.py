@@ -1,7 +1,8 @@
 """ParaView files of a static evaluation: one ``.vtu`` per domain and level, one ``.pvd`` each.
 
-Nédélec fields are projected to the nodes (volume-weighted cell average) and evaluated at
-the cell centres; vectors have 3 components.
+Nédélec fields (N0 as ``u_fem``, order 2 as ``u_fem2``) are projected to the nodes
+(volume-weighted average of each cell's polynomial at the node) and evaluated exactly at the
+cell centres; vectors have 3 components.
 """
 
 from __future__ import annotations
@@ -20,13 +21,22 @@ VTK_POINT_FIELDS = {
     "u_fem": "N0 field projected to the nodes: volume-weighted average of the cell values",
     "error_nn": "|u - u_nn| at the nodes (Euclidean norm; error_nn_<label> for further runs)",
     "error_fem": "|u - u_fem| at the nodes (includes the nodal averaging)",
+    "u_fem2": "order-2 Nédélec field projected to the nodes (volume-weighted average)",
+    "error_fem2": "|u - u_fem2| at the nodes (includes the nodal averaging)",
 }
 VTK_CELL_FIELDS = {
     "u_fem": "N0 field at the cell centres (exact evaluation, no averaging)",
     "u_nn": "surrogate at the cell centres (u_nn_<label> for further runs)",
     "error_nn": "|u - u_nn| at the cell centres (error_nn_<label> for further runs)",
     "error_fem": "|u - u_h| at the cell centres",
+    "u_fem2": "order-2 Nédélec field at the cell centres (exact evaluation)",
+    "error_fem2": "|u - u_h| of order 2 at the cell centres",
 }
+
+
+def fem_field_name(base: str, order: int) -> str:
+    """``u_fem`` / ``error_fem`` for N0 (order 1), ``u_fem2`` / ``error_fem2`` for order 2."""
+    return base if order == 1 else f"{base}{order}"
 
 
 def run_field_name(base: str, index: int, label: str) -> str:
@@ -36,11 +46,12 @@ def run_field_name(base: str, index: int, label: str) -> str:
 
 def write_level_vtu(
     vtk_dir: Path, domain_name: str, level: int, mesh, problem: Any, runs: Sequence[Any],
-    labels: Sequence[str], solution=None, reference_solution=None, *,
-    batch_size: int | None = None,
+    labels: Sequence[str], solutions: dict[int, Any] | None = None, reference_solution=None,
+    *, batch_size: int | None = None,
 ) -> str:
     """Write ``<domain>_level<L>.vtu`` with the fields of :data:`VTK_POINT_FIELDS` and
-    :data:`VTK_CELL_FIELDS`; returns the file name (relative to ``vtk_dir``)."""
+    :data:`VTK_CELL_FIELDS`; ``solutions`` maps FEM order -> solution. Returns the file name
+    (relative to ``vtk_dir``)."""
     from surrogate.fem.vtk import n0_at_cell_centres, n0_at_nodes, write_vtu
 
     nodes = np.ascontiguousarray(mesh.p.T, dtype=float)
@@ -63,20 +74,23 @@ def write_level_vtu(
         cell_data[run_field_name("u_nn", index, label)] = nn_cells
         cell_data[run_field_name("error_nn", index, label)] = np.linalg.norm(
             nn_cells - u_cells, axis=1)
-    if solution is not None:
+    for order, solution in (solutions or {}).items():  # the polynomial of each cell's element
         fem_nodes = n0_at_nodes(solution.basis, solution.dofs)
         fem_cells = n0_at_cell_centres(solution.basis, solution.dofs)
-        point_data["u_fem"], cell_data["u_fem"] = fem_nodes, fem_cells
-        point_data["error_fem"] = np.linalg.norm(fem_nodes - u_nodes, axis=1)
-        cell_data["error_fem"] = np.linalg.norm(fem_cells - u_cells, axis=1)
+        u_name, e_name = fem_field_name("u_fem", order), fem_field_name("error_fem", order)
+        point_data[u_name], cell_data[u_name] = fem_nodes, fem_cells
+        point_data[e_name] = np.linalg.norm(fem_nodes - u_nodes, axis=1)
+        cell_data[e_name] = np.linalg.norm(fem_cells - u_cells, axis=1)
     name = f"{domain_name}_level{level}.vtu"
     write_vtu(Path(vtk_dir) / name, mesh, point_data, cell_data)
     return name
 
 
 def write_collections(vtk_dir: Path, entries: dict[str, list[tuple[int, str]]],
-                      labels: Sequence[str], *, has_exact: bool, fem: bool) -> dict[str, Any]:
-    """One ``<domain>.pvd`` per domain (timestep = level); returns the JSON summary of fields."""
+                      labels: Sequence[str], *, has_exact: bool,
+                      fem_orders: Sequence[int] = (1,)) -> dict[str, Any]:
+    """One ``<domain>.pvd`` per domain (timestep = level); returns the JSON summary of fields
+    (``fem_orders``: the FEM orders written, empty without a FEM baseline)."""
     from surrogate.fem.vtk import write_pvd
 
     collections = {}
@@ -84,13 +98,18 @@ def write_collections(vtk_dir: Path, entries: dict[str, list[tuple[int, str]]],
         pvd = write_pvd(Path(vtk_dir) / f"{domain_name}.pvd", sorted(files))
         collections[domain_name] = {"pvd": pvd.name, "files": {str(lv): f for lv, f in files}}
     runs = {run_field_name("u_nn", i, label): label for i, label in enumerate(labels)}
+    fem = {fem_field_name(base, order) for base in ("u_fem", "error_fem") for order in fem_orders}
+
+    def wanted(name: str) -> bool:
+        return "fem" not in name or name in fem
+
     point = {k: v for k, v in VTK_POINT_FIELDS.items()
              if (k != "u_exact" or has_exact) and (k != "u_reference" or not has_exact)
-             and (fem or "fem" not in k)}
+             and wanted(k)}
     return {"collections": collections, "runs_by_field": runs, "point_data": point,
-            "cell_data": {k: v for k, v in VTK_CELL_FIELDS.items() if fem or "fem" not in k},
+            "cell_data": {k: v for k, v in VTK_CELL_FIELDS.items() if wanted(k)},
             "timestep": "mesh level"}
 
 
-__all__ = ["VTK_CELL_FIELDS", "VTK_POINT_FIELDS", "run_field_name", "write_collections",
-           "write_level_vtu"]
+__all__ = ["VTK_CELL_FIELDS", "VTK_POINT_FIELDS", "fem_field_name", "run_field_name",
+           "write_collections", "write_level_vtu"]

@@ -22,7 +22,10 @@ from surrogate.core.typed_config import TypedConfig, setting
 
 HORIZON_MODES = ("penalty", "exact")
 ACTIVATION_NAMES = ("smooth-relu", "relu", "tanh", "softplus")
-MODEL, STEPS = "Model", "Steps (τ)"
+INPUT_KINDS = ("pointwise", "params", "fields")
+MODEL, STEPS, FAMILY = "Model", "Steps (τ)", "Family inputs"
+POINT_COLUMNS = 3
+"""Leading input columns that are the point x (with ``inputs="fields"`` the rest are sensors)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,6 +61,13 @@ class ModelConfig(TypedConfig):
     horizon_mode: str = setting("penalty", doc="Enforce Σ τ = T by a penalty or exactly "
                                 "(τ = tau_min + (T - depth·tau_min) softmax(ρ)).", panel=STEPS,
                                 choices=HORIZON_MODES)
+    inputs: str = setting("pointwise", doc="What identifies the problem of a family dataset: "
+                          "pointwise (x, f(x), φ(x)), params (x, μ) or fields (x and a learned "
+                          "encoding of the sensor values).", panel=FAMILY, choices=INPUT_KINDS)
+    encoder_width: int = setting(128, doc="fields: hidden width of the sensor encoder.",
+                                 panel=FAMILY, ge=1)
+    code_size: int = setting(32, doc="fields: size of the sensor encoding joined to x.",
+                             panel=FAMILY, ge=1)
 
     def check(self) -> None:
         """Cross-field checks: the class's own arch, τ bounds, the exact-horizon mode."""
@@ -69,6 +79,9 @@ class ModelConfig(TypedConfig):
             raise InputError(f"{type(self).__name__} describes arch {own!r}, got {self.arch!r}")
         if self.tau_init <= self.tau_min:
             raise InputError(f"tau_init must be > tau_min = {self.tau_min}, got {self.tau_init!r}")
+        if self.inputs == "fields" and self.in_features <= POINT_COLUMNS:
+            raise InputError(f"inputs 'fields' needs the {POINT_COLUMNS} point columns and at "
+                             f"least one sensor value, got in_features={self.in_features}")
         if self.time_horizon is not None:
             if self.horizon_mode == "exact":
                 if self.tau is not None:
@@ -86,8 +99,10 @@ class ModelConfig(TypedConfig):
         return self.tau is None
 
     def parameter_floor(self) -> int:
-        """Parameters every τ-stepping network has: ``depth`` affine maps and a linear output."""
-        return (self.width * (self.in_features + 1)
+        """Parameters every τ-stepping network has: ``depth`` affine maps and a linear output
+        (with ``inputs="fields"`` the first acts on x and the code, the encoder not counted)."""
+        first = self.in_features if self.inputs != "fields" else POINT_COLUMNS + self.code_size
+        return (self.width * (first + 1)
                 + (self.depth - 1) * self.width * (self.width + 1)
                 + self.width * self.out_features)
 
@@ -97,4 +112,5 @@ class ModelConfig(TypedConfig):
         return tuple(f.name for f in fields(ModelConfig))
 
 
-__all__ = ["ModelConfig", "HORIZON_MODES", "ACTIVATION_NAMES", "MODEL", "STEPS"]
+__all__ = ["ModelConfig", "HORIZON_MODES", "ACTIVATION_NAMES", "INPUT_KINDS", "POINT_COLUMNS",
+           "MODEL", "STEPS", "FAMILY"]

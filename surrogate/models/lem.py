@@ -14,11 +14,12 @@ eager fallback) keeps no autograd graph: per step one small matmul projects the 
 output pre-activation from z_n; states, gate sigmoids and activations go into preallocated
 buffers (what the backward needs). The backward is one hand-written BPTT loop that forms
 each step's coefficients from those buffers in (N, 2m) scratch space (no (T, N, ·)
-temporaries) with two small matmuls per step; the weight gradients then come from one
-large matmul each (for ``[V | b]``: ``([u, 1]ᵀ g)ᵀ``, BLAS' fast shape for small d). Both
-loops reach per-step slices through lists of views made once (``unbind``) and scratch
-buffers with fixed views, so a step costs its arithmetic only (about ten kernel calls, no
-view or allocation calls). Second derivatives are not supported.
+temporaries) with two small matmuls per step; it folds the pre-activation gradients into
+the weight gradients every :data:`BACKWARD_CHUNK_BYTES` (4 MiB) with one matmul per weight
+(for ``[V | b]``: ``([u, 1]ᵀ g)ᵀ``, BLAS' fast shape for small d): no (T, N, 4m) gradient,
+whose first-touch page faults cost more than the arithmetic at 128 units. Both loops reach
+per-step slices through lists of views made once (``unbind``) and scratch buffers with fixed
+views, so a step costs its arithmetic only (about ten kernel calls). No second derivatives.
 The hidden-state bound of Prop. 5.2.1 needs ``Δt ≤ 1`` (a learned ``Δt`` is not capped).
 """
 
@@ -103,33 +104,50 @@ def lem_forward_loop(u: Tensor, input_weight_t: Tensor, input_bias: Tensor,
 
 def lem_backward_loop(grad_ys: Tensor, grad_zs: Tensor, has_grad_zs: bool, states: Tensor,
                       sig: Tensor, act: Tensor, dt2: Tensor, gate_weight: Tensor,
-                      z_weight: Tensor, keep_dt: bool) -> tuple[Tensor, Tensor, Tensor]:
+                      z_weight: Tensor, input_weight: Tensor, u_ones: Tensor, need_grad_u: bool,
+                      keep_dt: bool, chunk: int) -> list[Tensor]:
     """BPTT of eq. 5.3 from the forward loop's buffers (see :func:`lem_forward_loop`).
 
-    grad_ys, grad_zs (T, N, m) any strides (grad_zs unused unless ``has_grad_zs``). Every
-    step first forms the coefficients of its linearised update in (N, 2m) scratch buffers:
-    gates [Δt_n, Δt̄_n] = dt2 ⊙ σ̂, ``coef_act`` = gates ⊙ (1 − σ²) = [Δt_n σ'(C),
-    Δt̄_n σ'(D)], ``coef_gate`` = (σ − [z_{n-1}, y_{n-1}]) ⊙ gates ⊙ (1 − σ̂) =
-    [(σ(C) − z_{n-1}) Δt σ̂'(A), (σ(D) − y_{n-1}) Δt σ̂'(B)] (computed in cache, no
-    (T, N, 2m) temporaries). Returns grad_proj (T, N, 4m), the adjoint of the initial state
-    (N, 2m) = [z₀, y₀], and with ``keep_dt`` the gradient (2m,) with respect to dt2 (else
-    empty)."""
+    grad_ys, grad_zs (T, N, m) any strides (grad_zs unused unless ``has_grad_zs``);
+    input_weight (4m, d); u_ones (T·N, d + 1) = [u, 1] time-major. Every step first forms
+    the coefficients of its linearised update in (N, 2m) scratch buffers: gates
+    [Δt_n, Δt̄_n] = dt2 ⊙ σ̂, ``coef_act`` = gates ⊙ (1 − σ²) = [Δt_n σ'(C), Δt̄_n σ'(D)],
+    ``coef_gate`` = (σ − [z_{n-1}, y_{n-1}]) ⊙ gates ⊙ (1 − σ̂) = [(σ(C) − z_{n-1}) Δt σ̂'(A),
+    (σ(D) − y_{n-1}) Δt σ̂'(B)], and writes the gradient g_n (N, 4m) of its pre-activations
+    [A, B, C, D] into a buffer of ``chunk`` steps; each full chunk is folded into the weight
+    gradients at once (W₁₂z += g[:, :3m]ᵀ y_{n-1}, W_y += g[:, 3m:]ᵀ z_n, [V | b] +=
+    ([u, 1]ᵀ g)ᵀ), so no (T, N, 4m) tensor is allocated and the chunk stays in cache.
+    Returns [[u, 1]ᵀ g (d + 1, 4m), grad gate_weight (3m, m), grad z_weight (m, m), grad u
+    (T·N, d) (empty unless ``need_grad_u``), the adjoint of the initial state (N, 2m) =
+    [z₀, y₀], the gradient (2m,) with respect to dt2 (empty unless
+    ``keep_dt``)]."""
     steps = grad_ys.shape[0]
     n_batch = grad_ys.shape[1]
     m = grad_ys.shape[2]
+    d = u_ones.shape[1] - 1
     dtype = grad_ys.dtype
     device = grad_ys.device
-    grad_proj = torch.empty((steps, n_batch, 4 * m), dtype=dtype, device=device)
-    # per-step views made once (see lem_forward_loop)
-    g_ab = grad_proj[:, :, :2 * m].unbind(0)
-    g_abc = grad_proj[:, :, :3 * m].unbind(0)
-    g_c = grad_proj[:, :, 2 * m:3 * m].unbind(0)
-    g_d = grad_proj[:, :, 3 * m:].unbind(0)
+    width = min(chunk, steps)
+    grad_chunk = torch.empty((width, n_batch, 4 * m), dtype=dtype, device=device)
+    # per-step views made once (see lem_forward_loop); chunk slot j holds step lo + j
+    g_ab = grad_chunk[:, :, :2 * m].unbind(0)
+    g_abc = grad_chunk[:, :, :3 * m].unbind(0)
+    g_c = grad_chunk[:, :, 2 * m:3 * m].unbind(0)
+    g_d = grad_chunk[:, :, 3 * m:].unbind(0)
     sig_at = sig.unbind(0)
     act_at = act.unbind(0)
     prev_at = states.unbind(0)
     g_ys = grad_ys.unbind(0)
     g_zs = grad_zs.unbind(0)
+    y_prev = states[:-1, :, m:]
+    z_new = states[1:, :, :m]
+    grad_input = torch.zeros((d + 1, 4 * m), dtype=dtype, device=device)
+    grad_gate = torch.zeros((3 * m, m), dtype=dtype, device=device)
+    grad_z = torch.zeros((m, m), dtype=dtype, device=device)
+    if need_grad_u:
+        grad_u = torch.empty((steps * n_batch, d), dtype=dtype, device=device)
+    else:
+        grad_u = grad_chunk.new_empty((0, d))
     # (N, 2m) scratch buffers with fixed views
     gates = torch.empty((n_batch, 2 * m), dtype=dtype, device=device)
     coef_act = torch.empty_like(gates)
@@ -147,28 +165,43 @@ def lem_backward_loop(grad_ys: Tensor, grad_zs: Tensor, has_grad_zs: bool, state
         dt_acc = torch.zeros_like(gates)
     else:
         dt_acc = gates.new_empty((0, 2 * m))
-    for n in range(steps - 1, -1, -1):
-        s = sig_at[n]
-        a = act_at[n]
-        torch.mul(s, dt2, out=gates)
-        torch.mul(a, a, out=tmp)
-        torch.addcmul(gates, gates, tmp, value=-1.0, out=coef_act)
-        torch.sub(a, prev_at[n], out=tmp)
-        torch.addcmul(gates, gates, s, value=-1.0, out=coef_gate).mul_(tmp)
-        torch.add(carry_y, g_ys[n], out=adj_y)
-        g_dn = torch.mul(adj_y, coef_act_y, out=g_d[n])
-        if has_grad_zs:
-            torch.add(carry_z, g_zs[n], out=adj_z).addmm_(g_dn, z_weight)
-        else:
-            torch.addmm(carry_z, g_dn, z_weight, out=adj_z)
-        torch.mul(adj, coef_gate, out=g_ab[n])
-        torch.mul(adj_z, coef_act_z, out=g_c[n])
-        if keep_dt:
-            dt_acc.addcmul_(adj, tmp.mul_(s))
-        torch.addcmul(adj, adj, gates, value=-1.0, out=carry)
-        carry_y.addmm_(g_abc[n], gate_weight)
-    return grad_proj, carry, dt_acc.sum(0)
+    hi = steps
+    while hi > 0:
+        lo = max(0, hi - width)
+        for n in range(hi - 1, lo - 1, -1):
+            j = n - lo
+            s = sig_at[n]
+            a = act_at[n]
+            torch.mul(s, dt2, out=gates)
+            torch.mul(a, a, out=tmp)
+            torch.addcmul(gates, gates, tmp, value=-1.0, out=coef_act)
+            torch.sub(a, prev_at[n], out=tmp)
+            torch.addcmul(gates, gates, s, value=-1.0, out=coef_gate).mul_(tmp)
+            torch.add(carry_y, g_ys[n], out=adj_y)
+            g_dn = torch.mul(adj_y, coef_act_y, out=g_d[j])
+            if has_grad_zs:
+                torch.add(carry_z, g_zs[n], out=adj_z).addmm_(g_dn, z_weight)
+            else:
+                torch.addmm(carry_z, g_dn, z_weight, out=adj_z)
+            torch.mul(adj, coef_gate, out=g_ab[j])
+            torch.mul(adj_z, coef_act_z, out=g_c[j])
+            if keep_dt:
+                dt_acc.addcmul_(adj, tmp.mul_(s))
+            torch.addcmul(adj, adj, gates, value=-1.0, out=carry)
+            carry_y.addmm_(g_abc[j], gate_weight)
+        rows = (hi - lo) * n_batch
+        flat = grad_chunk[:hi - lo].view(rows, 4 * m)
+        grad_gate.addmm_(flat[:, :3 * m].t(), y_prev[lo:hi].reshape(rows, m))
+        grad_z.addmm_(flat[:, 3 * m:].t(), z_new[lo:hi].reshape(rows, m))
+        grad_input.addmm_(u_ones[lo * n_batch:hi * n_batch].t(), flat)
+        if need_grad_u:
+            torch.mm(flat, input_weight, out=grad_u[lo * n_batch:hi * n_batch])
+        hi = lo
+    return [grad_input, grad_gate, grad_z, grad_u, carry, dt_acc.sum(0)]
 
+
+BACKWARD_CHUNK_BYTES = 1 << 22
+"""Size of the pre-activation gradients the backward folds at once (:func:`lem_backward_loop`)."""
 
 _FORWARD_LOOP, _FORWARD_FUSED = fuse_loop(lem_forward_loop)
 _BACKWARD_LOOP, _BACKWARD_FUSED = fuse_loop(lem_backward_loop)
@@ -204,20 +237,14 @@ class LEMRollout(torch.autograd.Function):
             grad_ys = states.new_zeros(states.shape[0] - 1, states.shape[1], m)
         has_grad_zs = grad_zs is not None
         keep = bool(ctx.needs_input_grad[5])
-        grad_proj, grad_initial, grad_dt2 = _BACKWARD_LOOP(
-            grad_ys, grad_zs if has_grad_zs else grad_ys, has_grad_zs, states, sig, act, dt2,
-            gate_weight, z_weight, keep)
-        flat = grad_proj.view(-1, 4 * m)
-        y_prev = states[:-1, :, m:].reshape(-1, m)
-        z_new = states[1:, :, :m].reshape(-1, m)
-        grad_gate_weight = flat[:, :3 * m].t().mm(y_prev)
-        grad_z_weight = flat[:, 3 * m:].t().mm(z_new)
-        # [V | b] gradient as (u₁ᵀ g)ᵀ with u₁ = [u, 1]: d + 1 rows, BLAS' fast case
         d = u.shape[2]
-        u_ones = torch.cat([u.reshape(-1, d), u.new_ones(flat.shape[0], 1)], dim=1)
-        grad_input = u_ones.t().mm(flat)
-        grad_u = grad_proj.view(-1, 4 * m).mm(input_weight).view(u.shape) \
-            if ctx.needs_input_grad[0] else None
+        u_ones = torch.cat([u.reshape(-1, d), u.new_ones(u.shape[0] * u.shape[1], 1)], dim=1)
+        chunk = max(1, BACKWARD_CHUNK_BYTES // (u.shape[1] * 4 * m * u.element_size()))
+        grad_input, grad_gate_weight, grad_z_weight, grad_u, grad_initial, grad_dt2 = \
+            _BACKWARD_LOOP(grad_ys, grad_zs if has_grad_zs else grad_ys, has_grad_zs, states,
+                           sig, act, dt2, gate_weight, z_weight, input_weight, u_ones,
+                           bool(ctx.needs_input_grad[0]), keep, chunk)
+        grad_u = grad_u.view(u.shape) if ctx.needs_input_grad[0] else None
         grad_dt = grad_dt2[:m] + grad_dt2[m:] if keep else None
         return (grad_u, grad_input[:d].t(), grad_input[d], grad_gate_weight, grad_z_weight,
                 grad_dt, grad_initial[:, m:], grad_initial[:, :m])

@@ -163,8 +163,15 @@ def config_spec(config: Any) -> Architecture:
 
 
 def build_model(config: AnyModelConfig) -> nn.Module:
-    """The untrained model a config describes (weights from torch's global RNG)."""
-    return config_spec(config).build(config)
+    """The untrained model a config describes (weights from torch's global RNG); a pointwise
+    config with ``inputs == "fields"`` gets its architecture behind a sensor encoder
+    (:class:`~surrogate.models.encoders.EncodedInputs`)."""
+    spec = config_spec(config)
+    if getattr(config, "inputs", "pointwise") == "fields":
+        from surrogate.models.encoders import EncodedInputs, core_config
+
+        return EncodedInputs(config, spec.build(core_config(config)))
+    return spec.build(config)
 
 
 def parameter_floor(config: AnyModelConfig) -> int:

@@ -58,16 +58,29 @@ class SequenceModel(nn.Module):
 
 
 def build_lem(config: LEMConfig) -> SequenceModel:
-    """LEM core (eq. 5.3) and read-out; weights from torch's global RNG."""
+    """LEM core (eq. 5.3) and read-out (Kaiming-normal weight, :func:`kaiming_readout`);
+    weights from torch's global RNG."""
     core = LEMCell(config.in_features, config.hidden, dt=config.dt, learn_dt=config.learn_dt)
-    return _with_readout(core, config)
+    return kaiming_readout(_with_readout(core, config))
 
 
 def build_cornn(config: CoRNNConfig) -> SequenceModel:
-    """coRNN core (eq. 2.3) and read-out; weights from torch's global RNG."""
+    """coRNN core (eq. 2.3) and read-out (Kaiming-normal weight, :func:`kaiming_readout`);
+    weights from torch's global RNG."""
     core = CoRNNCell(config.in_features, config.hidden, dt=config.dt, gamma=config.gamma,
                      epsilon=config.epsilon, damping=config.damping, learn_dt=config.learn_dt)
-    return _with_readout(core, config)
+    return kaiming_readout(_with_readout(core, config))
+
+
+def kaiming_readout(model: SequenceModel) -> SequenceModel:
+    """The authors' read-out initialisation (github.com/tk-rusch/LEM, ``network.py``): weight
+    ~ N(0, 2/m) (``kaiming_normal_``) after torch's default, bias torch's U(±1/√m).
+
+    Std √(2/m) against the default's 1/√(3m): 2.4× larger. On FitzHugh–Nagumo (LEM, 16
+    units, seed 0) it lowered the best val RMSE after 200 epochs from 1.13·10⁻² to
+    8.4·10⁻³ (docs/results.md)."""
+    nn.init.kaiming_normal_(model.readout.weight)
+    return model
 
 
 def build_lstm(config: LSTMConfig) -> SequenceModel:
@@ -81,4 +94,4 @@ def _with_readout(core: nn.Module, config: SequenceModelConfig) -> SequenceModel
                          config.readout, config)
 
 
-__all__ = ["SequenceModel", "build_lem", "build_cornn", "build_lstm"]
+__all__ = ["SequenceModel", "build_lem", "build_cornn", "build_lstm", "kaiming_readout"]

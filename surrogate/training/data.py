@@ -19,6 +19,7 @@ from surrogate.models.registry import (
     config_from_dict,
 )
 from surrogate.models.sequence_config import SequenceModelConfig
+from surrogate.training.family_inputs import training_dataset
 from surrogate.training.kinds import dataset_kind, kind_rules
 
 ModelOptions = ModelConfig | SequenceModelConfig | Mapping[str, Any]
@@ -36,6 +37,15 @@ def load_training_data(data: Any) -> Any:
         if not np.isfinite(getattr(dataset, label)).all():
             raise InputError(f"{dataset.path}: {label} contain non-finite values")
     return dataset
+
+
+def network_dataset(dataset: Any, options: ModelOptions | None) -> Any:
+    """``dataset`` with the rows of the model's ``inputs`` kind (pointwise by default; see
+    :func:`surrogate.training.family_inputs.training_dataset`)."""
+    if options is None:
+        return dataset
+    options = options.to_dict() if hasattr(options, "to_dict") else options
+    return training_dataset(dataset, options.get("inputs") or "pointwise")
 
 
 def model_config_for(dataset: Any, options: ModelOptions) -> ModelConfig | SequenceModelConfig:
@@ -88,5 +98,5 @@ def split_tensors(dataset: Any, normalisation: Normalisation, name: str, device:
     return x, y
 
 
-__all__ = ["ModelOptions", "load_training_data", "model_config_for", "build_initial_model",
-           "split_arrays", "split_tensors"]
+__all__ = ["ModelOptions", "load_training_data", "network_dataset", "model_config_for",
+           "build_initial_model", "split_arrays", "split_tensors"]

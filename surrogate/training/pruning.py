@@ -23,6 +23,7 @@ from surrogate.runs.load import load_run
 from surrogate.runs.run import Run
 from surrogate.runs.save import save_run
 from surrogate.training.config import TrainConfig
+from surrogate.training.data import network_dataset
 from surrogate.training.optimiser import make_optimizer, make_scheduler
 from surrogate.training.split_metrics import dataset_classes, split_accuracies, split_errors
 from surrogate.training.state import TrainingState
@@ -45,7 +46,7 @@ def run_dataset(run: Run, data: str | os.PathLike | None = None) -> Any:
     if expected and dataset.content_hash != expected:
         raise DataFormatError(f"dataset {path} has content hash {dataset.content_hash[:19]}…, "
                               f"but run {run.path} was trained on {str(expected)[:19]}…")
-    return dataset
+    return network_dataset(dataset, run.model_config)
 
 
 def parameter_count(model: torch.nn.Module) -> int:

@@ -17,8 +17,8 @@ def test_convergence_table_and_json(tmp_path):
     assert result.exit_code == 0, result.output
     assert "N0 best on cube" in result.output and f"wrote {out}" in result.output
     payload = json.loads(out.read_text())
-    assert payload["options"] == {"domain": "cube", "levels": [1, 2, 3], "method": "best",
-                                  "solver": "auto", "problem": "maxwell"}
+    assert payload["options"] == {"domain": "cube", "levels": [1, 2, 3], "order": 1,
+                                  "method": "best", "solver": "auto", "problem": "maxwell"}
     rows = payload["rows"]
     assert [r["level"] for r in rows] == [1, 2, 3]
     assert rows[0]["l2_rate"] is None and rows[2]["curl_l2_rate"] > 0.9
@@ -40,7 +40,25 @@ def test_convergence_json_quiet_and_solver(tmp_path):
     assert quiet.exit_code == 0 and quiet.stdout == ""
 
 
+def test_convergence_order_2_rates_through_the_cli():
+    """Order 2 (complete linear): L² rate ≈ 2, curl rate ≈ 1 on the cube, 2 DOFs per edge."""
+    result = runner.invoke(app, ["fem", "convergence", "--order", "2", "--levels", "1-3",
+                                 "--method", "solve", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    rows = payload["rows"]
+    assert payload["options"]["order"] == 2 and [r["order"] for r in rows] == [2, 2, 2]
+    assert [r["ndofs"] for r in rows] == [196, 1208, 8368]
+    assert min(r["l2_rate"] for r in rows[1:]) >= 1.9
+    assert all(0.9 <= r["curl_l2_rate"] <= 1.2 for r in rows[1:])
+    assert rows[0]["solver"]["method"] == "direct-split"
+    table = runner.invoke(app, ["fem", "convergence", "--order", "2", "--levels", "1"])
+    assert "order-2 Nédélec best on cube" in table.output
+
+
 @pytest.mark.parametrize("args, message", [
+    (["--order", "3"], "unknown FEM order '3'; choose one of: 1, 2"),
+    (["--order", "two"], "unknown FEM order 'two'"),
     (["--domain", "torus"], "unknown domain 'torus'"),
     (["--levels", "0-2"], "levels start at 1"),
     (["--levels", "3-1"], "inverted range"),

@@ -183,7 +183,7 @@ def mutate(f: h5py.File, kind: str, draw) -> None:
     elif what == "junk-attr":
         f.attrs[draw(st.sampled_from([*REQUIRED_ATTRS, "dtype"]))] = draw(JUNK_VALUES)
     elif what == "version":
-        f.attrs["version"] = draw(st.sampled_from([0, -1, 2, 99, 1.0, "1", True, b"1"]))
+        f.attrs["version"] = draw(st.sampled_from([0, -1, 3, 99, 1.0, "1", True, b"1"]))
     elif what == "drop-node":
         name = draw(st.sampled_from([*ARRAY_PATHS, "splits"]))
         if name in f:

@@ -72,8 +72,8 @@ def test_make_figures_lists_files_with_captions(evaluated, tmp_path):
     figures = plots.make_figures(result.to_dict(), tmp_path, histories=result.histories,
                                  slices=slices)
     files = {f["file"] for f in figures["figures"].values()}
-    assert files == {"error_vs_h.png", "training_loss.png", "taus.png", "slice_error.png",
-                     "slice_quiver_resnet.png", "slice_quiver_fdnn.png"}
+    assert files == {"error_vs_h.png", "error_vs_time.png", "training_loss.png", "taus.png",
+                     "slice_error.png", "slice_quiver_resnet.png", "slice_quiver_fdnn.png"}
     for name in files:
         _check_png(tmp_path / name)
     assert all(f["caption"] for f in figures["figures"].values())
@@ -123,7 +123,7 @@ def test_report_shows_tables_and_relative_figure_paths(evaluated, tmp_path):
     text = page.read_text()
     parser = _Collector()
     parser.feed(text)
-    assert parser.scripts == 0 and parser.tables == 4
+    assert parser.scripts == 0 and parser.tables == 5  # + the fastest FEM at equal error
     assert len(parser.images) == len(figures["figures"])
     for src in parser.images:
         assert not Path(src).is_absolute() and (tmp_path / src).is_file()

@@ -10,6 +10,7 @@ from surrogate.core.errors import InputError
 from surrogate.evaluation import static as ev
 from surrogate.evaluation.static import evaluate_runs
 from surrogate.evaluation.static_options import EvaluationOptions, parse_slice
+from surrogate.evaluation.static_records import equal_error_summary
 from surrogate.evaluation.static_runs import (
     check_runs_match_problem,
     resolve_fem_method,
@@ -102,15 +103,19 @@ def test_fem_baseline_is_computed_once_per_level_and_shared_by_runs(monkeypatch)
     calls = []
     real = ev.fem_baseline
 
-    def counting(mesh, problem, method, solver):
-        calls.append(mesh.t.shape[1])
-        return real(mesh, problem, method, solver)
+    def counting(mesh, problem, method, solver, order=1):
+        calls.append((mesh.t.shape[1], order))
+        return real(mesh, problem, method, solver, order)
 
     monkeypatch.setattr(ev, "fem_baseline", counting)
     runs = [OffsetRun("runs/a", [0.01, 0, 0]), OffsetRun("runs/b", [0, 0.02, 0]),
             OffsetRun("runs/c", [0, 0, 0.03])]
     result = evaluate_runs(runs, MAXWELL, EvaluationOptions(domains=("cube",), levels=(1, 2)))
-    assert len(calls) == 2
+    assert [order for _, order in calls] == [1, 2, 1, 2]  # once per level and order
+    for record in result.records:  # "fem" is the N0 record, "fem_orders" both
+        assert [f["order"] for f in record["fem_orders"]] == [1, 2]
+        assert record["fem"] is record["fem_orders"][0]
+        assert record["fem_orders"][1]["l2_error"] < record["fem"]["l2_error"]
     fem_errors = [r["fem"]["l2_error"] for r in result.records]
     assert fem_errors[1] < fem_errors[0]
     for record in result.records:
@@ -124,18 +129,34 @@ def test_fem_baseline_is_computed_once_per_level_and_shared_by_runs(monkeypatch)
 
 def test_fem_best_approximation_error_converges_at_first_order_on_the_cube():
     result = evaluate_runs([OffsetRun("runs/a", [0, 0, 0])], MAXWELL,
-                           EvaluationOptions(domains=("cube",), levels=(2, 3)))
+                           EvaluationOptions(domains=("cube",), levels=(2, 3), fem_orders=(1,)))
     (e2, h2), (e3, h3) = [(r["fem"]["l2_error"], r["h"]) for r in result.records]
     rate = np.log(e2 / e3) / np.log(h2 / h3)
     assert 0.85 < rate < 1.2, rate
+    assert all(len(r["fem_orders"]) == 1 for r in result.records)
+
+
+def test_order_2_rows_converge_at_second_order_with_their_solver_facts():
+    result = evaluate_runs([OffsetRun("runs/a", [0, 0, 0])], MAXWELL,
+                           EvaluationOptions(domains=("cube",), levels=(1, 2), fem="solve",
+                                             fem_orders=(2,)))
+    rows = [r["fem_orders"][0] for r in result.records]
+    assert [f["order"] for f in rows] == [2, 2] and [f["ndofs"] for f in rows] == [196, 1208]
+    (e1, h1), (e2, h2) = [(f["l2_error"], r["h"])
+                          for f, r in zip(rows, result.records, strict=True)]
+    assert np.log(e1 / e2) / np.log(h1 / h2) > 1.9
+    assert all(f["solver"]["method"] == "direct-split" and f["seconds"]["total"] > 0
+               for f in rows)
+    summary = result.to_dict()["fastest_fem_at_equal_error"]["cube"]["a"]
+    assert summary["lower_bound"] and summary["fem"]["order"] == 2  # exact run: error 0
 
 
 def test_without_exact_solution_the_finest_solve_is_the_reference(monkeypatch):
     # stand-in problem without an exact solution; the N0 solve itself still needs boundary
     # data, so the baseline solves the real problem (whose exact u supplies u × n)
     real = ev.fem_baseline
-    monkeypatch.setattr(ev, "fem_baseline",
-                        lambda mesh, problem, method, solver: real(mesh, MAXWELL, method, solver))
+    monkeypatch.setattr(ev, "fem_baseline", lambda mesh, problem, method, solver, order=1:
+                        real(mesh, MAXWELL, method, solver, order))
     c = np.array([0.05, 0.0, 0.0])
     run = OffsetRun("runs/off", c)
     notes = []
@@ -145,6 +166,8 @@ def test_without_exact_solution_the_finest_solve_is_the_reference(monkeypatch):
     exact = evaluate_runs([run], MAXWELL, EvaluationOptions(domains=("cube",), levels=(1, 2, 3),
                                                             fem="solve"))
     assert result.reference.startswith("fem-solve") and result.notes
+    assert any("order-2" in note for note in result.notes)  # it needs exact boundary data
+    assert all([f["order"] for f in r["fem_orders"]] == [1] for r in result.records)
     finest = _only(result.records, level=3)[0]
     assert finest["fem"]["is_reference"] and finest["fem"]["l2_error"] is None
     assert finest["reference"] == "fem-solve level 3"
@@ -200,6 +223,10 @@ def test_options_reject_bad_values():
         EvaluationOptions(solver="lu")
     with pytest.raises(InputError, match="levels"):
         EvaluationOptions(levels=(0, 1))
+    with pytest.raises(InputError, match="unknown FEM order 3"):
+        EvaluationOptions(fem_orders=(1, 3))
+    with pytest.raises(InputError, match="at least one FEM order"):
+        EvaluationOptions(fem_orders=())
 
 
 def test_vtk_files_hold_every_field_and_the_pvd_every_level(tmp_path):
@@ -209,10 +236,9 @@ def test_vtk_files_hold_every_field_and_the_pvd_every_level(tmp_path):
     assert read_pvd(tmp_path / "cube.pvd") == [(1.0, "cube_level1.vtu"),
                                                (2.0, "cube_level2.vtu")]
     mesh = meshio.read(tmp_path / "cube_level2.vtu")
-    assert set(mesh.point_data) == {"u_exact", "u_nn", "error_nn", "u_nn_b", "error_nn_b",
-                                    "u_fem", "error_fem"}
-    assert set(mesh.cell_data) == {"u_exact", "u_nn", "error_nn", "u_nn_b", "error_nn_b",
-                                   "u_fem", "error_fem"}
+    fields = {"u_exact", "u_nn", "error_nn", "u_nn_b", "error_nn_b", "u_fem", "error_fem",
+              "u_fem2", "error_fem2"}
+    assert set(mesh.point_data) == fields and set(mesh.cell_data) == fields
     np.testing.assert_allclose(mesh.point_data["error_nn"], 0.01, rtol=1e-12)
     np.testing.assert_allclose(mesh.point_data["error_nn_b"], 0.02, rtol=1e-12)
     np.testing.assert_allclose(mesh.point_data["u_exact"], MAXWELL.u(mesh.points), atol=0)
@@ -220,6 +246,11 @@ def test_vtk_files_hold_every_field_and_the_pvd_every_level(tmp_path):
     # nodal N0 values approximate u to O(h)
     fem_err = mesh.point_data["error_fem"]
     assert fem_err.max() < 0.2 and fem_err.mean() < 0.05
+    # order 2 (linear per cell): at the cell centres far closer to u than N0
+    assert mesh.point_data["u_fem2"].shape == (len(mesh.points), 3)
+    cell_err = mesh.cell_data["error_fem"][0]
+    assert mesh.cell_data["error_fem2"][0].mean() < 0.5 * cell_err.mean()
+    assert {"u_fem2", "error_fem2"} <= set(result.vtk["point_data"]) & set(result.vtk["cell_data"])
     assert result.vtk["runs_by_field"] == {"u_nn": "a", "u_nn_b": "b"}
 
 
@@ -232,3 +263,31 @@ def test_slice_spans_training_and_test_domains_and_holds_the_pointwise_error():
     inside = sl["inside_training"]["a"]
     assert inside[20, 20] and not inside[0, 0]  # centre of the disc in, corner out
     assert sl["inside_test"]["cube"][30, 30] and not sl["inside_test"]["cube"][10, 10]
+
+
+def _record(level, fem, runs):
+    """A hand-made evaluation record: fem = [(order, error, seconds, dofs)], runs = {label:
+    (error, seconds)}."""
+    return {"domain": "cube", "level": level,
+            "fem_orders": [{"order": o, "l2_error": e, "seconds": {"total": t}, "ndofs": n}
+                           for o, e, t, n in fem],
+            "runs": {k: {"l2_error": e, "seconds": {"field_on_mesh": t}}
+                     for k, (e, t) in runs.items()}}
+
+
+def test_equal_error_names_the_fastest_fem_of_any_order_and_level():
+    fem1 = [(1, 3e-2, 0.004, 98), (2, 1e-2, 0.006, 196)]
+    fem2 = [(1, 1.5e-2, 0.03, 604), (2, 2.5e-3, 0.02, 1208)]
+    runs = {"fast": (1.2e-2, 0.001), "slow": (1.2e-2, 0.5), "exact": (1e-4, 0.001)}
+    out = equal_error_summary([_record(1, fem1, runs), _record(2, fem2, runs)], list(runs))
+    fast = out["cube"]["fast"]
+    # FEMs at error <= 1.2e-2: order 2 level 1 (6 ms) and order 2 level 2 (20 ms)
+    assert fast["fem"]["label"] == "order 2, level 1" and fast["fem"]["seconds"] == 0.006
+    assert fast["fem"]["dofs"] == 196 and fast["surrogate"]["level"] == 2
+    assert fast["speedup"] == pytest.approx(6.0) and "surrogate wins" in fast["verdict"]
+    slow = out["cube"]["slow"]
+    assert slow["speedup"] < 1 and "the FEM wins" in slow["verdict"]
+    assert "order 2, level 1" in slow["verdict"]
+    exact = out["cube"]["exact"]  # below every FEM: a lower bound, said so
+    assert exact["lower_bound"] and "no evaluated FEM reaches" in exact["verdict"]
+    assert exact["fem"]["label"] == "order 2, level 2"

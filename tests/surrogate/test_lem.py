@@ -57,6 +57,20 @@ def test_fused_rollout_equals_per_step_loop(learn_dt):
         torch.testing.assert_close(g_fused, g_loop, rtol=1e-11, atol=1e-12)
 
 
+@pytest.mark.parametrize("chunk", [1, 7, 30, 64])
+def test_backward_chunks_of_any_size_give_the_same_gradients(monkeypatch, chunk):
+    """The backward folds its pre-activation gradients into the weights every ``chunk``
+    steps (a last, shorter chunk included): the gradients do not depend on it."""
+    monkeypatch.setattr(lem, "BACKWARD_CHUNK_BYTES", chunk * 4 * 4 * 8 * 8)  # N 4, 4m 32, f64
+    cell = make_cell(dt=0.7, learn_dt=True)
+    u = sequence()
+    state = (u.new_zeros(4, 8), u.new_zeros(4, 8))
+    fused = outputs_and_gradients(cell, cell.forward, u, state)
+    loop = outputs_and_gradients(cell, cell.forward_loop, u, state)
+    for g_fused, g_loop in zip(fused[2], loop[2], strict=True):
+        torch.testing.assert_close(g_fused, g_loop, rtol=1e-11, atol=1e-12)
+
+
 def test_fused_gradients_when_only_the_outputs_are_used():
     """The backward path without a gradient on the final z (the read-out case)."""
     cell = make_cell(dt=0.7, learn_dt=True)

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Issue 17 in one command: one surrogate for a whole family of static Maxwell problems, held
+# against N0 on problems it never saw, and the break-even count of its training.
+#
+#   1. gen-data maxwell-family: `radial` (closed-form u, six parameters μ = (k, a, b, α, p, w))
+#      and `inclusion` (spherical inclusion in φ, FEM truth), PROBLEMS draws × POINTS points
+#      on the cylinder, split by problem 80/10/10, sensor values stored per problem;
+#   2. fit, one ResNet (eq. 5.2, learned τ) per inputs kind:
+#        params    (x, μ)                 the problem's parameters;
+#        fields    (x, E(s))              a learned encoding E of f, φ at 48 sensors inside
+#                                         and u × n at 16 on the wall (what a user has whose
+#                                         problem is data);
+#        pointwise (x, f(x), φ(x))        the paper's inputs (they cannot tell the members
+#                                         apart: reported as the baseline);
+#   3. evaluate: radial runs on 32 unseen problems on the unit cube (outside the training
+#      cylinder at its corners) next to N0 at levels 1–4, inclusion runs on the cylinder next
+#      to N0 at levels 1–3; errors per problem (median, p90) and the break-even count
+#      N* = (data generation + training) / (FEM per query − surrogate per query).
+#
+# Usage:   examples/family_maxwell.sh [OUT_DIR]            (default: family_maxwell)
+# Options (environment): PROBLEMS (default 320), POINTS (default 2000), INCL_PROBLEMS (default
+#          PROBLEMS), TRUTH_LEVEL (inclusion's FEM truth, default 4), EPOCHS_PARAMS (default
+#          16), EPOCHS_FIELDS (default 10), EPOCHS_POINTWISE (default 6), WIDTH (128), DEPTH
+#          (6), BATCH (2048), EVAL_PROBLEMS (32), LEVELS (radial N0 levels, default 1-4),
+#          INCL_LEVELS (default 1-3), WORKERS (gen-data processes, default 2), JOBS (runs
+#          trained at once, default 1), SEED (default 0), FAMILIES (default "radial
+#          inclusion"), INPUTS (default "params fields pointwise"), SURROGATE (the command).
+# Runtime (2 cores): a few seconds of radial data, minutes of inclusion truth at level 4,
+#          about 5–10 min of training per run, minutes of evaluation at level 4.
+# Outputs:  OUT_DIR/data/{radial,inclusion}.h5, OUT_DIR/runs/<family>-<inputs>/,
+#           OUT_DIR/report/{radial,inclusion}/ (evaluation.json with break_even_queries,
+#           index.html, plots).
+set -euo pipefail
+
+OUT=${1:-family_maxwell}
+PROBLEMS=${PROBLEMS:-320}
+POINTS=${POINTS:-2000}
+INCL_PROBLEMS=${INCL_PROBLEMS:-$PROBLEMS}
+TRUTH_LEVEL=${TRUTH_LEVEL:-4}
+EPOCHS_PARAMS=${EPOCHS_PARAMS:-16}
+EPOCHS_FIELDS=${EPOCHS_FIELDS:-10}
+EPOCHS_POINTWISE=${EPOCHS_POINTWISE:-6}
+WIDTH=${WIDTH:-128}
+DEPTH=${DEPTH:-6}
+BATCH=${BATCH:-2048}
+EVAL_PROBLEMS=${EVAL_PROBLEMS:-32}
+LEVELS=${LEVELS:-1-4}
+INCL_LEVELS=${INCL_LEVELS:-1-3}
+WORKERS=${WORKERS:-2}
+JOBS=${JOBS:-1}
+SEED=${SEED:-0}
+FAMILIES=${FAMILIES:-radial inclusion}
+INPUTS=${INPUTS:-params fields pointwise}
+SURROGATE=${SURROGATE:-surrogate}
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+
+mkdir -p "$OUT/data" "$OUT/runs"
+for family in $FAMILIES; do
+    if [ "$family" = radial ]; then
+        "$SURROGATE" gen-data maxwell-family --family radial --problems "$PROBLEMS" \
+            --points "$POINTS" --seed "$SEED" -o "$OUT/data/radial.h5" --quiet
+    else
+        "$SURROGATE" gen-data maxwell-family --family "$family" --problems "$INCL_PROBLEMS" \
+            --points "$POINTS" --truth-level "$TRUTH_LEVEL" --workers "$WORKERS" \
+            --seed "$SEED" -o "$OUT/data/$family.h5" --quiet
+    fi
+done
+
+epochs_of() {
+    case "$1" in params) echo "$EPOCHS_PARAMS" ;; fields) echo "$EPOCHS_FIELDS" ;;
+                 *) echo "$EPOCHS_POINTWISE" ;; esac
+}
+
+for family in $FAMILIES; do
+    runs=()
+    for inputs in $INPUTS; do
+        while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+        "$SURROGATE" fit "$OUT/data/$family.h5" --inputs "$inputs" --arch resnet \
+            --depth "$DEPTH" --width "$WIDTH" --activation tanh --tau learned --tau-init 0.5 \
+            --epochs "$(epochs_of "$inputs")" --batch-size "$BATCH" --lr 3e-3 --lr-min 1e-5 \
+            --schedule cosine --seed "$SEED" -o "$OUT/runs/$family-$inputs" --overwrite \
+            --quiet &
+        runs+=("$OUT/runs/$family-$inputs")
+    done
+    while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n; done  # set -e stops at a failed fit
+    if [ "$family" = radial ]; then  # closed form: unseen problems on the unseen cube
+        "$SURROGATE" evaluate "${runs[@]}" --problems "$EVAL_PROBLEMS" --domain cube \
+            --levels "$LEVELS" --out "$OUT/report/$family" --report
+    else  # FEM truth: on the training domain
+        "$SURROGATE" evaluate "${runs[@]}" --problems "$EVAL_PROBLEMS" \
+            --levels "$INCL_LEVELS" --out "$OUT/report/$family" --report
+    fi
+    echo "open $OUT/report/$family/index.html"
+done

@@ -1,0 +1,293 @@
+"""Order-2 (complete-linear, hierarchical) Nédélec approximations: best approximation and solve.
+
+The same two formulations as the N0 code (:mod:`surrogate.fem.nedelec`), in the space of
+:class:`~surrogate.fem.nedelec2.ElementTetN2`:
+
+``best_approximation2``: (curl u_h, curl v) + (u_h, v) = (curl u, curl v) + (u, v) for all v.
+``solve_maxwell2``: the mixed (Kikuchi) form of curl(φ curl u) = f, div u = 0: find
+(u_h, p_h) in N2 × P2 with (φ curl u_h, curl v) + (v, ∇p_h) = (f, v), (u_h, ∇q) = 0,
+u_h × n = the order-2 interpolant (:func:`edge_interpolant2`) of the exact u on ∂Ω, p_h = 0 on
+∂Ω. ∇P2 ⊂ N2 (exact sequence), so the multiplier is P2 Lagrange.
+
+Matrices use a degree-2 rule (exact: φ is quadratic, curls constant, u·v and u·∇q quadratic),
+right-hand sides a degree-4 rule. ``solver``: "direct" (SuperLU), "iterative" (CG with the
+preconditioners of :mod:`surrogate.fem.nedelec2_iterative`), "auto" = iterative from
+``ITERATIVE_LIMIT`` order-2 DOFs on, direct below.
+
+The mixed solve ("direct" and "iterative"; :mod:`surrogate.fem.nedelec2_split`) does not factor
+the saddle-point matrix (SuperLU's fill makes that 10-50× slower): with G₂ the exact P2 → N2
+gradient (:func:`p2_gradient`), M the N2 mass matrix and L = G₂ᵀ M G₂ the P2 Laplacian
+(Dirichlet), it solves the same equations exactly in three small steps: (1) L p = G₂ᵀ f (test
+with v = ∇q; curl ∇q = 0); (2) the Whitney part from the N0 saddle system of A restricted to
+Whitney DOFs (curl g_e = 0, so A lives there) with the right-hand side f − M G₂ p (its P1
+multiplier is 0 up to rounding); (3) the gradient correction u = ũ + G₂ ψ, L ψ = −G₂ᵀ M ũ,
+which enforces (u_h, ∇q) = 0 and leaves curl u_h alone. "monolithic" factors the full saddle-
+point matrix (the reference in the tests).
+"iterative" runs the same three steps with CG + AMG for L and the N0 step by MINRES with the
+block Hiptmair–Xu preconditioner (:func:`~surrogate.fem.solvers.solve_maxwell_saddle`).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from skfem import Basis, BilinearForm, ElementTetP2, LinearForm, MeshTet
+from skfem.helpers import curl, dot, grad
+
+from surrogate.core.errors import InputError, SolverError
+from surrogate.fem.mesh_quality import check_mesh
+from surrogate.fem.nedelec2 import ElementTetN2, edge_dof_indices, edge_interpolant2
+from surrogate.fem.nedelec2_split import ITERATIVE_LIMIT, saddle_split
+from surrogate.fem.solvers import SolveInfo
+
+ASSEMBLY_INTORDER = 2  # exact for every matrix here (φ quadratic, fields linear)
+RHS_INTORDER = 4  # right-hand sides of non-polynomial data
+ERROR_INTORDER = 6  # errors: the quadrature error stays far below the O(h²) L² error
+RESIDUAL_LIMIT = 1e-6  # largest relative residual accepted from the LU solve
+SOLVERS = ("auto", "direct", "iterative", "monolithic")
+
+
+@dataclass
+class Nedelec2Solution:
+    """An order-2 field u_h = Σ dofs_i φ_i on ``mesh`` and how it was computed.
+
+    ``timings``: "assembly" (bases included), "solve" (seconds); ``method``: "best"|"solve";
+    ``order`` is 2 (so a caller can tell it from an N0 ``NedelecSolution``).
+    """
+
+    mesh: MeshTet = field(repr=False)
+    basis: Basis = field(repr=False)
+    dofs: np.ndarray = field(repr=False)
+    method: str
+    timings: dict[str, float] = field(default_factory=dict)
+    solve_info: SolveInfo | None = None
+    order: int = 2
+
+    def values_at(self, points: np.ndarray, outside: str = "error") -> np.ndarray:
+        """u_h at arbitrary points (N, 3) -> (N, 3) (point location in the mesh)."""
+        from surrogate.fem.nedelec2_eval import evaluate_n2
+
+        return evaluate_n2(self.basis, self.dofs, points, outside=outside)
+
+    def curl_at(self, points: np.ndarray, outside: str = "error") -> np.ndarray:
+        """curl u_h at arbitrary points (N, 3) -> (N, 3)."""
+        from surrogate.fem.nedelec2_eval import evaluate_n2_curl
+
+        return evaluate_n2_curl(self.basis, self.dofs, points, outside=outside)
+
+    def values_at_quadrature(self, intorder: int) -> np.ndarray:
+        """u_h (M, 3) at the points of ``quadrature_rule(mesh, intorder)``, in their order."""
+        from surrogate.fem.nedelec2_eval import fields_at_quadrature
+
+        return np.concatenate([value for value, _ in fields_at_quadrature(self, intorder)])
+
+    @property
+    def ndofs(self) -> int:
+        """Number of order-2 degrees of freedom (= 2 × edges of the mesh)."""
+        return int(self.basis.N)
+
+
+@dataclass
+class MixedSystem2:
+    """The assembled mixed system: A (φ curl–curl), B[q, v] = (v, ∇q), f_u = (f, v), bases."""
+
+    A: sp.csr_matrix
+    B: sp.csr_matrix | None
+    f_u: np.ndarray
+    basis_u: Basis
+    basis_p: Basis | None
+    M: sp.csr_matrix | None = None
+
+
+def assemble_best2(mesh: MeshTet, problem, *, rhs_intorder: int = RHS_INTORDER
+                   ) -> tuple[sp.csr_matrix, np.ndarray, Basis]:
+    """(A, b, basis) of the H(curl) best approximation: A = curl–curl + mass, b from exact u."""
+    basis, rhs_basis = _n2_bases(mesh, rhs_intorder)
+    A = sp.csr_matrix(_curlcurl_mass.assemble(basis))
+    b = _exact_rhs.assemble(rhs_basis, uex=_at_qp(problem.u, rhs_basis),
+                            cex=_at_qp(problem.curl_u, rhs_basis))
+    return A, b, basis
+
+
+def assemble_mixed2(mesh: MeshTet, problem, multiplier=None, *,
+                    rhs_intorder: int = RHS_INTORDER) -> MixedSystem2:
+    """The mixed system with an H¹ multiplier element (default P2; P1 for hierarchy checks);
+    ``multiplier=False`` assembles the N2 mass matrix M instead of B and no multiplier basis
+    (B = G₂ᵀ M for P2, what the split solve uses)."""
+    bu, rhs_basis = _n2_bases(mesh, rhs_intorder)
+    A = sp.csr_matrix(_phi_curlcurl.assemble(bu, phi=_at_qp(problem.phi, bu)))
+    f_u = _source.assemble(rhs_basis, f=_at_qp(problem.f, rhs_basis))
+    if multiplier is False:
+        return MixedSystem2(A, None, f_u, bu, None, sp.csr_matrix(_mass.assemble(bu)))
+    bp = Basis(mesh, ElementTetP2() if multiplier is None else multiplier,
+               intorder=ASSEMBLY_INTORDER)
+    return MixedSystem2(A, sp.csr_matrix(_coupling.assemble(bu, bp)), f_u, bu, bp)
+
+
+def best_approximation2(mesh: MeshTet, problem, *, solver: str = "auto",
+                        rtol: float = 1e-10) -> Nedelec2Solution:
+    """H(curl) best approximation of ``problem.u`` in the order-2 space (module docstring).
+
+    InputError for a problem without exact solution, a bad mesh or solver name; SolverError
+    when the factorisation is singular or inaccurate.
+    """
+    _check(problem, solver)
+    check_mesh(mesh)
+    t0 = time.perf_counter()
+    A, b, basis = assemble_best2(mesh, problem)
+    t1 = time.perf_counter()
+    if _iterative(solver, basis.N):
+        from surrogate.fem.nedelec2_iterative import spd_iterative
+
+        dofs, info = spd_iterative(A, b, mesh, rtol=rtol)
+    else:
+        dofs, info = spd_direct(A, b)
+    t2 = time.perf_counter()
+    return Nedelec2Solution(mesh, basis, dofs, "best",
+                            {"assembly": t1 - t0, "solve": t2 - t1}, info)
+
+
+def solve_maxwell2(mesh: MeshTet, problem, *, solver: str = "auto",
+                   rtol: float = 1e-10) -> Nedelec2Solution:
+    """Mixed N2 × P2 solve of curl(φ curl u) = f, div u = 0, u × n from the exact u.
+
+    ``timings["assembly"]`` includes the bases (skfem evaluates them when built) and the
+    boundary data; errors as :func:`best_approximation2`.
+    """
+    _check(problem, solver)
+    check_mesh(mesh)
+    t0 = time.perf_counter()
+    monolithic = solver == "monolithic"
+    system = assemble_mixed2(mesh, problem, None if monolithic else False)
+    bound = mesh.boundary_edges()
+    fixed_u = edge_dof_indices(bound)
+    x0_u = np.zeros(system.basis_u.N)
+    x0_u[fixed_u] = edge_interpolant2(mesh, problem.u, bound)
+    t1 = time.perf_counter()
+    if monolithic:
+        free_u = system.basis_u.complement_dofs(fixed_u)
+        free_p = system.basis_p.complement_dofs(system.basis_p.get_dofs().all())
+        u, _, info = saddle_direct(system.A, system.B, system.f_u, x0_u, free_u, free_p)
+    else:
+        u, _, info = saddle_split(mesh, system.A, system.M, system.f_u, x0_u, rtol=rtol,
+                                  iterative=_iterative(solver, system.basis_u.N))
+    t2 = time.perf_counter()
+    return Nedelec2Solution(mesh, system.basis_u, u, "solve",
+                            {"assembly": t1 - t0, "solve": t2 - t1}, info)
+
+
+def spd_direct(A: sp.spmatrix, b: np.ndarray) -> tuple[np.ndarray, SolveInfo]:
+    """Solve the (SPD) system A x = b by sparse LU; SolveInfo("direct", 1, residual, ...)."""
+    start = time.perf_counter()
+    x, res = _lu_solve(sp.csr_matrix(A), np.asarray(b, dtype=float), "order-2 H(curl) system")
+    return x, SolveInfo("direct", 1, res, time.perf_counter() - start, len(b))
+
+
+def saddle_direct(A: sp.spmatrix, B: sp.spmatrix, f_u: np.ndarray, x0_u: np.ndarray,
+                  free_u: np.ndarray, free_p: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, SolveInfo]:
+    """Solve [[A, Bᵀ], [B, 0]] [u; p] = [f_u; 0] for the free DOFs, u fixed to ``x0_u``
+    elsewhere and p to 0; returns (u, p, SolveInfo)."""
+    A, B = sp.csr_matrix(A), sp.csr_matrix(B)
+    npp = B.shape[0]
+    free_u, free_p = np.asarray(free_u, np.int64), np.asarray(free_p, np.int64)
+    x0_u = np.asarray(x0_u, dtype=float)
+    Bf = B[free_p]
+    rhs = np.concatenate([f_u[free_u] - A[free_u] @ x0_u + A[free_u][:, free_u] @ x0_u[free_u],
+                          -(Bf @ x0_u) + Bf[:, free_u] @ x0_u[free_u]])
+    K = sp.bmat([[A[free_u][:, free_u], Bf[:, free_u].T], [Bf[:, free_u], None]], format="csr")
+    start = time.perf_counter()
+    x, res = _lu_solve(K, rhs, "order-2 saddle-point system")
+    seconds = time.perf_counter() - start
+    u, p = x0_u.copy(), np.zeros(npp)
+    u[free_u], p[free_p] = x[:len(free_u)], x[len(free_u):]
+    return u, p, SolveInfo("direct", 1, res, seconds, len(rhs))
+
+
+def _lu_solve(K: sp.csr_matrix, rhs: np.ndarray, name: str) -> tuple[np.ndarray, float]:
+    """SuperLU (COLAMD: on these systems it fills less than MMD on Kᵀ + K); SolverError when
+    the factorisation is singular or the relative residual exceeds RESIDUAL_LIMIT."""
+    n = K.shape[0]
+    if not (np.isfinite(K.data).all() and np.isfinite(rhs).all()):
+        raise SolverError(f"the {n}-unknown {name} has non-finite entries")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", spla.MatrixRankWarning)
+        try:
+            x = spla.splu(K.tocsc()).solve(rhs)
+        except (spla.MatrixRankWarning, RuntimeError) as exc:
+            raise SolverError(f"direct solve of the {n}-unknown {name}: the LU factorisation "
+                              f"is singular ({exc})") from None
+    nb = np.linalg.norm(rhs)
+    res = float(np.linalg.norm(rhs - K @ x) / nb) if nb > 0 else float(np.linalg.norm(K @ x))
+    if not np.isfinite(x).all() or not res <= RESIDUAL_LIMIT:
+        raise SolverError(f"direct solve of the {n}-unknown {name} is unreliable: relative "
+                          f"residual {res:.3e} > {RESIDUAL_LIMIT:.0e}")
+    return x, res
+
+
+def _n2_bases(mesh: MeshTet, rhs_intorder: int) -> tuple[Basis, Basis]:
+    """The order-2 basis for the matrices and one with a finer rule for right-hand sides."""
+    basis = Basis(mesh, ElementTetN2(), intorder=ASSEMBLY_INTORDER)
+    if rhs_intorder == ASSEMBLY_INTORDER:
+        return basis, basis
+    rhs_basis = Basis(mesh, ElementTetN2(), intorder=rhs_intorder, dofs=basis.dofs,
+                      disable_doflocs=True)
+    return basis, rhs_basis
+
+
+def _iterative(solver: str, ndofs: int) -> bool:
+    """Whether ``solver`` means an iterative solve for a system of ``ndofs`` order-2 DOFs."""
+    return solver == "iterative" or (solver == "auto" and ndofs >= ITERATIVE_LIMIT)
+
+
+def _check(problem, solver: str) -> None:
+    if solver not in SOLVERS:
+        raise InputError(f"unknown solver {solver!r} for order 2; choose one of: "
+                         f"{', '.join(SOLVERS)}")
+    if not getattr(problem, "has_exact", False):
+        raise InputError(f"problem {getattr(problem, 'name', problem)!r} has no exact solution "
+                         "for the boundary data / best approximation")
+
+
+def _at_qp(fn, basis: Basis) -> np.ndarray:
+    """A point function on the basis' quadrature points: (3, nel, nqp) or (nel, nqp)."""
+    x = np.asarray(basis.global_coordinates())  # (3, nel, nqp)
+    values = np.asarray(fn(x.reshape(3, -1).T))
+    if values.ndim == 1:
+        return values.reshape(x.shape[1:])
+    return np.ascontiguousarray(values.T).reshape(x.shape)
+
+
+@BilinearForm
+def _curlcurl_mass(u, v, w):
+    return dot(curl(u), curl(v)) + dot(u, v)
+
+
+@BilinearForm
+def _phi_curlcurl(u, v, w):
+    return w.phi * dot(curl(u), curl(v))
+
+
+@BilinearForm
+def _mass(u, v, w):
+    return dot(u, v)
+
+
+@BilinearForm
+def _coupling(u, q, w):
+    return dot(u, grad(q))
+
+
+@LinearForm
+def _exact_rhs(v, w):
+    return dot(w.cex, curl(v)) + dot(w.uex, v)
+
+
+@LinearForm
+def _source(v, w):
+    return dot(w.f, v)

@@ -1,0 +1,315 @@
+"""Surrogates of a problem family on K unseen members, next to Nédélec FEM (issue 17, item 4).
+
+K parameter draws μ from the run's parameter box (``--extrapolate``: the box widened by 25 %
+of its width per side) with a seed the training data did not use. Each member is evaluated on
+the test domains (a family with a closed-form u: the cube by default, any built-in domain;
+a FEM-truth family: its training domain, u_ref = the fine N0 solve ``fem_truth``) at every
+level: the relative L² error ‖u_ref − v‖/‖u_ref‖ by quadrature of each surrogate and of
+the Nédélec baselines (N0 and order 2, best approximation and mixed solve), over the whole
+domain, inside / outside the training domain and, with an interface, near / away from it
+(:mod:`surrogate.evaluation.family_fem`). The surrogate's time per query is measured for the
+whole field (network rows at the finest mesh's nodes + inference) and for u at the probe
+points; the distributions and the break-even counts are built by
+:mod:`surrogate.evaluation.family_summary`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from surrogate.core.errors import InputError
+from surrogate.evaluation.devices import device_description, resolve_inference_device
+from surrogate.evaluation.family_fem import (
+    fem_entry,
+    fem_methods,
+    fem_solution,
+    level_geometry,
+    reference,
+    relative_errors,
+)
+from surrogate.evaluation.family_options import FamilyEvaluationOptions
+
+ProgressCallback = Callable[[int, int, str], None]
+SEED_OFFSET = 1
+"""Default seed of the unseen draw: the training data's seed + this (a fresh Sobol scramble)."""
+
+
+def family_of_runs(configs: Sequence[dict[str, Any]]) -> str | None:
+    """The family name shared by runs' dataset sections; None when no run is a family run.
+
+    InputError for runs of different families or a family run beside a single-problem run.
+    """
+    names = [c.get("family") for c in configs]
+    if all(n is None for n in names):
+        return None
+    if any(n is None for n in names):
+        raise InputError("a run of a problem family cannot be evaluated beside a run of a "
+                         "single problem; evaluate them separately")
+    if len(set(names)) > 1:
+        raise InputError(f"runs of different families ({', '.join(sorted(set(names)))}) cannot "
+                         "be evaluated together")
+    return str(names[0])
+
+
+@dataclass
+class FamilyPredictor:
+    """One run as a function of (points, problem): its network rows and inference."""
+
+    label: str
+    run: Any = field(repr=False)
+    kind: str
+    sensors: Any = field(repr=False)
+    batch_size: int | None = None
+
+    @classmethod
+    def from_run(cls, label: str, run: Any, batch_size: int | None) -> FamilyPredictor:
+        """The predictor of a loaded run (its inputs kind and sensor layout from config.json)."""
+        from surrogate.fem.families import Sensors
+
+        kind = str(getattr(run.model_config, "inputs", "pointwise"))
+        layout = run.dataset.get("sensors") or {}
+        sensors = None
+        if kind == "fields":
+            try:
+                sensors = Sensors(*(np.asarray(layout[k], dtype=float) for k in
+                                    ("volume_points", "boundary_points", "boundary_normals")))
+            except KeyError:
+                raise InputError(f"run {run.path}: inputs 'fields' but config.json records no "
+                                 "sensor layout") from None
+        return cls(label, run, kind, sensors, batch_size)
+
+    def __call__(self, points: np.ndarray, problem: Any) -> np.ndarray:
+        """u_NN (n, 3) at ``points`` (n, 3) for ``problem``: rows (incl. sensor values) + net."""
+        from surrogate.fem.families import sensor_values
+        from surrogate.training.family_inputs import network_inputs
+
+        values = sensor_values(problem, self.sensors) if self.kind == "fields" else None
+        rows = network_inputs(self.kind, points, problem, sensor_values=values)
+        return np.asarray(self.run.predict(rows, batch_size=self.batch_size), dtype=float)
+
+    def seconds(self, points: np.ndarray, problem: Any, repeats: int) -> float:
+        """Median wall time of one query at ``points`` (rows and inference included)."""
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            self(points, problem)
+            times.append(time.perf_counter() - start)
+        return float(np.median(times))
+
+
+@dataclass
+class FamilyEvaluation:
+    """What :func:`evaluate_family_runs` measured: the raw per-problem records.
+
+    ``problems[k]``: ``{"index", "params", "domains": {name: {"levels": [...],
+    "surrogate_seconds": {label: {"field", "probes"}}}}}``; each level record has the mesh
+    facts, ``"fem": {method: {order: errors + seconds + ndofs}}`` and ``"runs": {label:
+    errors}``. ``runs``: per label path, arch, inputs and the one-off seconds.
+    """
+
+    family: str
+    truth: str
+    options: FamilyEvaluationOptions
+    params: np.ndarray
+    draw: dict[str, Any]
+    runs: dict[str, dict[str, Any]]
+    problems: list[dict[str, Any]]
+    notes: list[str] = field(default_factory=list)
+    inference_device: str = "cpu"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``evaluation.json``: the records plus distributions and ``break_even_queries``."""
+        from surrogate.evaluation.family_summary import summarise
+
+        return summarise(self)
+
+
+def run_facts(run: Any) -> dict[str, Any]:
+    """Path, architecture, inputs kind and one-off seconds (generation, training) of a run."""
+    metrics = getattr(run, "metrics", {}) or {}
+    train = metrics.get("train_seconds", metrics.get("fit_seconds"))
+    return {"path": str(run.path), "arch": str(getattr(run.model_config, "arch", "?")),
+            "inputs": str(getattr(run.model_config, "inputs", "pointwise")),
+            "generation_seconds": run.dataset.get("generation_seconds"),
+            "train_seconds": None if train is None else float(train),
+            "training_problems": run.dataset.get("problems")}
+
+
+def _recorded(run: Any, key: str) -> Any:
+    """A value of the run's dataset section, or of the dataset's recipe recorded there."""
+    value = run.dataset.get(key)
+    recipe = run.dataset.get("recipe")
+    return value if value is not None or not isinstance(recipe, dict) else recipe.get(key)
+
+
+def draw_problems(family: Any, runs: Sequence[Any], options: FamilyEvaluationOptions
+                  ) -> tuple[np.ndarray, dict[str, Any]]:
+    """(K, p) unseen parameters from the runs' box (widened with ``--extrapolate``)."""
+    box = runs[0].dataset.get("param_box")
+    box = np.asarray(family.box if box is None else box, dtype=float)
+    seed = options.seed
+    if seed is None:
+        seed = int(_recorded(runs[0], "seed") or 0) + SEED_OFFSET
+    params = family.sample(options.problems, seed, widen=options.widen, box=box)
+    return params, {"box": box.tolist(), "widen": options.widen, "seed": seed,
+                    "method": "sobol", "problems": int(len(params))}
+
+
+def _truth_level(run: Any, levels: Sequence[int]) -> int:
+    """Level of the FEM truth: the family's default, above every evaluated level."""
+    from surrogate.fem.families import TRUTH_LEVEL
+
+    recorded = _recorded(run, "truth_level")
+    return max(int(recorded or TRUTH_LEVEL), max(levels) + 1)
+
+
+def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvaluationOptions,
+                         *, labels: Sequence[str] | None = None,
+                         on_progress: ProgressCallback | None = None) -> FamilyEvaluation:
+    """Errors of every run and FEM baseline on K unseen problems, and the query timings."""
+    from surrogate.evaluation.static_runs import run_labels
+    from surrogate.fem.domains import get_domain
+
+    progress = on_progress or (lambda done, total, description: None)
+    options = options.resolved(family)
+    labels = list(labels or run_labels(runs))
+    device = resolve_inference_device(options.device)
+    for run in runs:
+        run.model.to(device)
+    predictors = [FamilyPredictor.from_run(label, run, options.batch_size)
+                  for label, run in zip(labels, runs, strict=True)]
+    params, draw = draw_problems(family, runs, options)
+    training = get_domain(family.training_domain)
+    domains = [get_domain(name) for name in options.domains]
+    levels = list(options.levels)
+    geometries = {(d.name, lv): level_geometry(d, lv, training, options.intorder)
+                  for d in domains for lv in levels}
+    rng = np.random.default_rng(draw["seed"])
+    probes = {d.name: d.sample(options.probes, rng) for d in domains}
+    truth_level = None if family.has_exact else _truth_level(runs[0], levels)
+    notes = _notes(family, options, truth_level)
+    first = family.problem(params[0])
+    for p in predictors:  # pay torch's lazy start outside the timings
+        p(np.full((4, 3), 0.5), first)
+
+    problems, total = [], len(params) * len(domains)
+    for k, mu in enumerate(params):
+        problem = family.problem(mu)
+        record: dict[str, Any] = {"index": k, "params": [float(v) for v in mu], "domains": {}}
+        for j, domain in enumerate(domains):
+            progress(k * len(domains) + j, total, f"problem {k + 1}/{len(params)} on "
+                                                  f"{domain.name}")
+            record["domains"][domain.name] = _problem_on_domain(
+                problem, family, domain.name, levels, geometries, probes[domain.name],
+                predictors, options, truth_level)
+        problems.append(record)
+    progress(total, total, "done")
+    return FamilyEvaluation(
+        family=family.name,
+        truth="exact" if family.has_exact else f"N0 mixed solve on level {truth_level}",
+        options=options, params=params, draw=draw,
+        runs={label: run_facts(run) for label, run in zip(labels, runs, strict=True)},
+        problems=problems, notes=notes, inference_device=device_description(device))
+
+
+def _notes(family: Any, options: FamilyEvaluationOptions, truth_level: int | None) -> list[str]:
+    notes = ["FEM time per query = basis + assembly + solve (mesh → u_h); the probe query "
+             "pays the same FEM time (the FEM solves the whole problem)"]
+    if 2 in options.orders and family.has_exact:
+        notes.append(f"order-2 Nédélec runs on levels ≤ {options.order2_max_level}")
+    if 2 in options.orders and not family.has_exact:
+        notes.append(f"family {family.name!r} has no exact boundary data for the order-2 "
+                     "space: only N0 is compared")
+    if truth_level is not None:
+        notes.append(f"u_ref = the N0 mixed solve on level {truth_level} of "
+                     f"{family.training_domain}")
+    return notes
+
+
+def _problem_on_domain(problem: Any, family: Any, domain: str, levels: Sequence[int],
+                       geometries: dict[tuple[str, int], Any], probe_points: np.ndarray,
+                       predictors: Sequence[FamilyPredictor], options: FamilyEvaluationOptions,
+                       truth_level: int | None) -> dict[str, Any]:
+    """Level records of one problem on one domain, and the surrogates' query times."""
+    truth = None
+    if truth_level is not None:
+        from surrogate.fem.families import fem_truth
+
+        truth = fem_truth(problem, domain, truth_level)
+    orders = [o for o in options.orders if o == 1 or family.has_exact]
+    out_levels = []
+    for level in levels:
+        geometry = geometries[(domain, level)]
+        ref = reference(problem, geometry, truth)
+        record: dict[str, Any] = {**geometry.facts(), "fem": {}, "runs": {}}
+        for method in fem_methods(family.has_exact):
+            record["fem"][method] = {}
+            for order in orders:
+                if order == 2 and level > options.order2_max_level:
+                    continue
+                solution, seconds = fem_solution(geometry.mesh, problem, method, order,
+                                                 options.solver, family, domain, level)
+                record["fem"][method][str(order)] = fem_entry(solution, seconds, ref,
+                                                              geometry, options.intorder)
+        for predictor in predictors:
+            record["runs"][predictor.label] = relative_errors(
+                predictor(geometry.points, problem), ref, geometry.weights)
+        out_levels.append(record)
+    finest = geometries[(domain, levels[-1])]
+    seconds = {p.label: {"field": p.seconds(finest.nodes, problem, options.repeats),
+                         "probes": p.seconds(probe_points, problem, options.repeats)}
+               for p in predictors}
+    return {"levels": out_levels, "surrogate_seconds": seconds,
+            "field_nodes": int(finest.nodes.shape[0]), "n_probes": int(len(probe_points))}
+
+
+
+
+def load_family_runs(run_dirs: Sequence[Any], options: FamilyEvaluationOptions, *,
+                     vtk: bool = False) -> tuple[list[Any], Any, FamilyEvaluationOptions]:
+    """(runs, family, resolved options) of family run directories; every user error first."""
+    from surrogate.fem.domains import get_domain
+    from surrogate.fem.families import get_family
+    from surrogate.runs.load import load_run
+
+    if vtk:
+        raise InputError("--vtk applies to single-problem runs; a family evaluation writes "
+                         "evaluation.json, its figures and the report")
+    resolve_inference_device(options.device)
+    runs = [load_run(path) for path in run_dirs]
+    name = family_of_runs([run.dataset for run in runs])
+    if name is None:
+        raise InputError("these runs were not trained on a problem family")
+    family = get_family(name)
+    options = options.resolved(family)
+    for domain in options.domains:
+        get_domain(domain)
+    for run in runs:
+        FamilyPredictor.from_run(str(run.path), run, None)
+    return runs, family, options
+
+
+def measure_family(runs: Sequence[Any], family: Any, options: FamilyEvaluationOptions,
+                   plots_dir: Any, on_progress: ProgressCallback | None = None
+                   ) -> tuple[FamilyEvaluation, dict[str, Any], dict[str, Any] | None]:
+    """(evaluation, ``evaluation.json`` dict, figures or None): the measurement, then the
+    Pareto figure in ``plots_dir`` when given."""
+    evaluation = evaluate_family_runs(runs, family, options, on_progress=on_progress)
+    summary = evaluation.to_dict()
+    figures = None
+    if plots_dir is not None:
+        from surrogate.evaluation.family_plots import make_family_figures
+
+        figures = make_family_figures(summary, plots_dir)
+        summary["figures"] = figures
+    return evaluation, summary, figures
+
+
+__all__ = ["FamilyEvaluation", "FamilyPredictor", "SEED_OFFSET", "draw_problems",
+           "evaluate_family_runs", "family_of_runs", "load_family_runs", "measure_family",
+           "run_facts"]

@@ -1,0 +1,144 @@
+"""Break-even queries of a family surrogate: N* = one-off / (FEM per query − surrogate per query).
+
+A user facing a new member of a family, whose u is unknown, runs the mixed solve. Per problem
+the FEM's cost of one query is the time (mesh → u_h) of the fastest mixed solve, over every
+evaluated order and level, whose relative L² error is not larger than the surrogate's on that
+problem (:func:`surrogate.core.equal_error.fastest_at_equal_error`); when none reaches it, the
+most accurate one's time, marked as a lower bound (so N* is then an upper bound). The
+surrogate's cost of one query is its time for the whole field (mesh nodes → u_NN) or for u at
+the probe points (the FEM still solves the whole problem). The one-off cost is the data
+generation plus the training seconds of the run. Torch-free.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+
+from surrogate.core.equal_error import FemCandidate, equal_error_comparison
+
+QUERY_KINDS = {"field": "whole field (mesh nodes → u_NN)",
+               "probes": "u at the probe points"}
+
+
+def distribution(values: Sequence[float | None]) -> dict[str, Any]:
+    """{"median", "p90", "mean", "max", "count"} of the finite values (None when there are none)."""
+    finite = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+    if finite.size == 0:
+        return {"median": None, "p90": None, "mean": None, "max": None, "count": 0}
+    return {"median": float(np.median(finite)), "p90": float(np.percentile(finite, 90)),
+            "mean": float(finite.mean()), "max": float(finite.max()), "count": int(finite.size)}
+
+
+def median_index(values: Sequence[float]) -> int:
+    """Index of the median entry (the lower median for an even count)."""
+    order = np.argsort(np.asarray(values, dtype=float), kind="stable")
+    return int(order[(len(order) - 1) // 2])
+
+
+def break_even(one_off_seconds: float, fem_seconds: float | None,
+               surrogate_seconds: float) -> float | None:
+    """N* = one_off / (fem − surrogate); None (never) when the surrogate is not faster."""
+    if fem_seconds is None or not fem_seconds > surrogate_seconds:
+        return None
+    return one_off_seconds / (fem_seconds - surrogate_seconds)
+
+
+def problem_break_even(candidates: Sequence[FemCandidate], surrogate_error: float,
+                       surrogate_seconds: float, one_off_seconds: float) -> dict[str, Any]:
+    """Every term of N* for one problem and one query kind.
+
+    ``candidates``: the mixed solves on this problem (any order, level); the FEM per query is
+    the fastest with error ≤ ``surrogate_error``, else the most accurate (``fem_lower_bound``).
+    """
+    comparison = equal_error_comparison(candidates, surrogate_error, surrogate_seconds)
+    fem = comparison["fem"]
+    fem_seconds = None if fem is None else float(fem["seconds"])
+    n_star = break_even(one_off_seconds, fem_seconds, surrogate_seconds)
+    return {
+        "surrogate_error": surrogate_error,
+        "surrogate_seconds": surrogate_seconds,
+        "fem": fem,
+        "fem_seconds": fem_seconds,
+        "fem_lower_bound": bool(comparison["lower_bound"]),
+        "saving_per_query": None if fem_seconds is None else fem_seconds - surrogate_seconds,
+        "one_off_seconds": one_off_seconds,
+        "n_star": n_star,
+        "n_star_upper_bound": bool(comparison["lower_bound"]) and n_star is not None,
+        "surrogate_faster": n_star is not None,
+    }
+
+
+def describe(entry: Mapping[str, Any]) -> str:
+    """One sentence on an N* entry: the break-even count or why there is none."""
+    fem = entry.get("fem")
+    if fem is None:
+        return "no FEM result to compare with"
+    bound = " (the FEM time is a lower bound: no evaluated FEM reaches the surrogate's error)" \
+        if entry["fem_lower_bound"] else ""
+    if entry["n_star"] is None:
+        return (f"never: the surrogate ({entry['surrogate_seconds']:.3g} s per query) is not "
+                f"faster than the FEM at its error ({fem['label']}, "
+                f"{entry['fem_seconds']:.3g} s){bound}")
+    upper = "at most " if entry["n_star_upper_bound"] else ""
+    return (f"N* = {upper}{entry['n_star']:.4g} queries: one-off {entry['one_off_seconds']:.4g} s"
+            f" / ({entry['fem_seconds']:.3g} s FEM ({fem['label']}) − "
+            f"{entry['surrogate_seconds']:.3g} s surrogate){bound}")
+
+
+def break_even_table(candidates_per_problem: Sequence[Sequence[FemCandidate]],
+                     surrogate_errors: Sequence[float],
+                     surrogate_seconds: Mapping[str, Sequence[float]],
+                     generation_seconds: float | None, train_seconds: float | None
+                     ) -> dict[str, Any]:
+    """``break_even_queries`` of one run on one test domain, with every term.
+
+    ``candidates_per_problem[k]``: the mixed solves of problem k; ``surrogate_errors[k]``: the
+    surrogate's relative L² error there; ``surrogate_seconds[kind][k]``: its time per query
+    of each kind in :data:`QUERY_KINDS`. The median problem is the one with the median
+    surrogate error (lower median for an even count).
+    """
+    generation = float(generation_seconds) if generation_seconds is not None else None
+    training = float(train_seconds) if train_seconds is not None else None
+    one_off = (generation or 0.0) + (training or 0.0)
+    notes = []
+    if generation is None:
+        notes.append("the run records no data generation time; counted as 0 s")
+    if training is None:
+        notes.append("the run records no training time; counted as 0 s")
+    middle = median_index(surrogate_errors)
+    out: dict[str, Any] = {
+        "one_off_seconds": {"generation": generation, "training": training, "total": one_off},
+        "median_problem": middle, "notes": notes, "queries": {},
+    }
+    for kind, seconds in surrogate_seconds.items():
+        per_problem = [problem_break_even(cands, err, sec, one_off) for cands, err, sec in
+                       zip(candidates_per_problem, surrogate_errors, seconds, strict=True)]
+        n_stars = [e["n_star"] for e in per_problem]
+        never = sum(n is None for n in n_stars)
+        median_entry = dict(per_problem[middle])
+        median_entry["problem"] = middle
+        median_entry["text"] = describe(median_entry)
+        out["queries"][kind] = {
+            "what": QUERY_KINDS.get(kind, kind),
+            "median_problem": median_entry,
+            "per_problem": per_problem,
+            "n_star": distribution(n_stars),
+            "problems_never_break_even": never,
+            "fem_seconds": distribution([e["fem_seconds"] for e in per_problem]),
+            "surrogate_seconds": distribution(list(seconds)),
+        }
+    return out
+
+
+def candidate_dict(candidate: FemCandidate) -> dict[str, Any]:
+    """JSON-safe dict of a candidate with its label."""
+    return {**asdict(candidate), "label": candidate.label}
+
+
+__all__ = ["QUERY_KINDS", "break_even", "break_even_table", "candidate_dict", "describe",
+           "distribution", "median_index", "problem_break_even"]

@@ -1,0 +1,162 @@
+"""The FEM side of a family evaluation: meshes, reference u, Nédélec candidates, region errors.
+
+Relative L² errors by quadrature on each level's mesh, ‖u_ref − v‖ / ‖u_ref‖, over the whole
+domain and over regions: inside / outside the training domain, and for a family with an
+interface (:func:`interface_distance`) near it (distance ≤ 2h, h the
+level's mesh size) and away from it. u_ref is the exact u or the fine FEM truth evaluated by
+point location (points outside its mesh are left out). Torch-free.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from surrogate.core.errors import InputError
+
+INTERFACE_BAND = 2.0
+"""Half-width of the near-interface band in mesh sizes h of the level."""
+
+
+@dataclass
+class LevelGeometry:
+    """One test mesh: quadrature points/weights, nodes, mesh size, training-domain mask."""
+
+    domain: str
+    level: int
+    mesh: Any = field(repr=False)
+    points: np.ndarray = field(repr=False)
+    weights: np.ndarray = field(repr=False)
+    h: float
+    inside: np.ndarray = field(repr=False)
+
+    @property
+    def nodes(self) -> np.ndarray:
+        """Mesh nodes (n, 3): where the surrogate's whole-field query is answered."""
+        return self.mesh.p.T
+
+    def facts(self) -> dict[str, Any]:
+        """JSON-safe mesh facts."""
+        return {"level": self.level, "h": self.h, "n_cells": int(self.mesh.t.shape[1]),
+                "n_nodes": int(self.mesh.p.shape[1]), "n_quadrature": int(len(self.weights)),
+                "inside_fraction": float(self.weights[self.inside].sum() / self.weights.sum())}
+
+
+def level_geometry(domain: Any, level: int, training: Any, intorder: int) -> LevelGeometry:
+    """Mesh and quadrature rule of ``domain`` at ``level`` with the mask of ``training``."""
+    from surrogate.fem.quadrature import quadrature_rule
+
+    mesh = domain.mesh(level)
+    points, weights = quadrature_rule(mesh, intorder)
+    return LevelGeometry(domain.name, level, mesh, points, weights,
+                         float(domain.mesh_size(level)), np.asarray(training.contains(points)))
+
+
+@dataclass
+class Reference:
+    """u_ref at a level's quadrature points; ``keep`` marks the points it covers."""
+
+    values: np.ndarray = field(repr=False)
+    keep: np.ndarray = field(repr=False)
+    regions: dict[str, np.ndarray] = field(repr=False)
+
+
+def reference(problem: Any, geometry: LevelGeometry, truth: Any | None) -> Reference:
+    """u_ref (exact, or ``truth.values_at``) and the region masks on ``geometry``."""
+    if truth is None:
+        values = np.asarray(problem.u(geometry.points), dtype=float)
+        keep = np.ones(len(values), dtype=bool)
+    else:
+        values = np.asarray(truth.values_at(geometry.points, outside="nan"), dtype=float)
+        keep = ~np.isnan(values).any(axis=1)
+        values = np.where(keep[:, None], values, 0.0)
+    regions = {"inside": geometry.inside, "outside": ~geometry.inside}
+    distance = interface_distance(problem, geometry.points)
+    if distance is not None:
+        near = distance <= INTERFACE_BAND * geometry.h
+        regions.update({"near_interface": near, "away_from_interface": ~near})
+    return Reference(values, keep, regions)
+
+
+def interface_distance(problem: Any, points: np.ndarray) -> np.ndarray | None:
+    """Distance of ``points`` to the problem's material interface: its
+    ``interface_distance(points)``, or | |x − c| − R | for a spherical inclusion (``centre``,
+    ``radius``); None for a problem without an interface."""
+    if hasattr(problem, "interface_distance"):
+        return np.asarray(problem.interface_distance(points), dtype=float)
+    centre, radius = getattr(problem, "centre", None), getattr(problem, "radius", None)
+    if centre is None or radius is None:
+        return None
+    return np.abs(np.linalg.norm(points - np.asarray(centre)[None, :], axis=1) - float(radius))
+
+
+def relative_errors(values: np.ndarray, ref: Reference, weights: np.ndarray
+                    ) -> dict[str, float | None]:
+    """Relative L² error of ``values`` (M, 3) over the whole mesh and each region."""
+    diff = np.einsum("ij,ij->i", values - ref.values, values - ref.values)
+    norm = np.einsum("ij,ij->i", ref.values, ref.values)
+
+    def rel(mask: np.ndarray) -> float | None:
+        w = weights * (mask & ref.keep)
+        denominator = float(w @ norm)
+        return float(np.sqrt(w @ diff / denominator)) if denominator > 0 else None
+
+    out = {"relative_error": rel(np.ones(len(weights), dtype=bool))}
+    out.update({name: rel(mask) for name, mask in ref.regions.items()})
+    return out
+
+
+def at_quadrature(solution: Any, intorder: int) -> np.ndarray:
+    """u_h of an N0 or order-2 solution at ``quadrature_rule(mesh, intorder)``'s points."""
+    if getattr(solution, "order", 1) == 2:
+        from surrogate.fem.nedelec2_eval import fields_at_quadrature
+
+        return np.concatenate([v for v, _ in fields_at_quadrature(solution, intorder)])
+    return solution.values_at_quadrature(intorder)
+
+
+def fem_methods(has_exact: bool) -> tuple[str, ...]:
+    """The FEM baselines: best approximation (needs the exact u) and the mixed solve."""
+    return ("best", "solve") if has_exact else ("solve",)
+
+
+def fem_solution(mesh: Any, problem: Any, method: str, order: int, solver: str,
+                 family: Any, domain: str, level: int) -> tuple[Any, float]:
+    """(solution, seconds mesh → u_h) of one Nédélec baseline; a FEM-truth family's mixed
+    solve is its ``fem_truth`` on that level (its boundary data are not an exact u)."""
+    from surrogate.fem import nedelec
+
+    start = time.perf_counter()
+    if not family.has_exact:
+        from surrogate.fem.families import fem_truth
+
+        if order != 1 or method != "solve":
+            raise InputError(f"family {family.name!r}: only the N0 mixed solve is available")
+        solution = fem_truth(problem, domain, level)
+    elif order == 2:
+        from surrogate.fem.nedelec2_solve import best_approximation2, solve_maxwell2
+
+        fn = best_approximation2 if method == "best" else solve_maxwell2
+        solution = fn(mesh, problem, solver="auto" if solver == "iterative" else solver)
+    else:
+        fn = nedelec.best_approximation if method == "best" else nedelec.solve_maxwell
+        solution = fn(mesh, problem, solver=solver)
+    wall = time.perf_counter() - start
+    timings = getattr(solution, "timings", None) or {}
+    return solution, float(sum(timings.values())) if timings else wall
+
+
+def fem_entry(solution: Any, seconds: float, ref: Reference, geometry: LevelGeometry,
+              intorder: int) -> dict[str, Any]:
+    """Errors, DOFs and seconds of one FEM solution on ``geometry``."""
+    values = at_quadrature(solution, intorder)
+    return {**relative_errors(values, ref, geometry.weights), "seconds": seconds,
+            "ndofs": int(solution.ndofs)}
+
+
+__all__ = ["INTERFACE_BAND", "LevelGeometry", "Reference", "at_quadrature", "fem_entry",
+           "fem_methods", "fem_solution", "interface_distance", "level_geometry", "reference",
+           "relative_errors"]

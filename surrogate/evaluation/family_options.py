@@ -1,0 +1,93 @@
+"""Options of a family evaluation: unseen problems, test domains, levels, FEM orders, probes."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from surrogate.core.errors import InputError
+from surrogate.evaluation.devices import DEVICE_CHOICES
+
+SOLVER_CHOICES = ("auto", "direct", "iterative")
+EXTRAPOLATE_WIDEN = 0.25
+"""``--extrapolate``: the box is widened by this fraction of its width on each side."""
+EXACT_LEVELS = (1, 2, 3, 4)
+TRUTH_LEVELS = (1, 2, 3)
+
+
+@dataclass(frozen=True)
+class FamilyEvaluationOptions:
+    """Resolved options of one family evaluation (written into ``evaluation.json``).
+
+    ``domains``/``levels`` None: the cube and levels 1–4 for a family with an exact solution,
+    the training domain and levels 1–3 for a FEM-truth family (:meth:`resolved`). ``orders``:
+    the Nédélec orders of the FEM candidates; order 2 runs on levels ≤ ``order2_max_level``.
+    ``seed`` None: the training data's seed + 1 (a fresh quasi-random draw).
+    """
+
+    problems: int = 32
+    extrapolate: bool = False
+    domains: tuple[str, ...] | None = None
+    levels: tuple[int, ...] | None = None
+    orders: tuple[int, ...] = (1, 2)
+    order2_max_level: int = 3
+    probes: int = 100
+    seed: int | None = None
+    solver: str = "auto"
+    intorder: int = 4
+    repeats: int = 3
+    batch_size: int | None = None
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        if self.problems < 1:
+            raise InputError(f"--problems must be >= 1, got {self.problems}")
+        if self.domains is not None and not self.domains:
+            raise InputError("at least one --domain is needed")
+        if self.levels is not None and (not self.levels or min(self.levels) < 1):
+            raise InputError(f"levels must be >= 1, got {list(self.levels)}")
+        if not self.orders or not set(self.orders) <= {1, 2}:
+            raise InputError(f"FEM orders must be 1 and/or 2, got {list(self.orders)}")
+        if self.probes < 1:
+            raise InputError(f"need at least one probe point, got {self.probes}")
+        if self.solver not in SOLVER_CHOICES:
+            raise InputError(f"unknown solver {self.solver!r}; choose one of: "
+                             f"{', '.join(SOLVER_CHOICES)}")
+        if self.device not in DEVICE_CHOICES:
+            raise InputError(f"unknown device {self.device!r}; choose one of: "
+                             f"{', '.join(DEVICE_CHOICES)}")
+        if self.intorder < 1 or self.repeats < 1:
+            raise InputError("quadrature order and timing repeats must be >= 1")
+
+    @property
+    def widen(self) -> float:
+        """Fraction of the box width added on each side of the parameter box."""
+        return EXTRAPOLATE_WIDEN if self.extrapolate else 0.0
+
+    def resolved(self, family: Any) -> FamilyEvaluationOptions:
+        """Domains and levels filled in for ``family``; InputError for a FEM-truth family on a
+        domain other than its training domain (its solution depends on the domain)."""
+        training = str(family.training_domain)
+        if family.has_exact:
+            domains = self.domains or ("cube",)
+            levels = self.levels or EXACT_LEVELS
+        else:
+            domains = self.domains or (training,)
+            levels = self.levels or TRUTH_LEVELS
+            if set(domains) != {training}:
+                raise InputError(f"family {family.name!r} has no closed-form solution: it is "
+                                 f"evaluated on its training domain {training!r} only")
+        return replace(self, domains=tuple(dict.fromkeys(domains)),
+                       levels=tuple(sorted(set(levels))))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary (tuples as lists) with the widening used."""
+        out = asdict(self)
+        for key in ("domains", "levels", "orders"):
+            out[key] = None if out[key] is None else list(out[key])
+        out["widen"] = self.widen
+        return out
+
+
+__all__ = ["EXACT_LEVELS", "EXTRAPOLATE_WIDEN", "FamilyEvaluationOptions", "SOLVER_CHOICES",
+           "TRUTH_LEVELS"]

@@ -1,0 +1,139 @@
+"""``evaluation.json`` of a family evaluation: distributions, the Pareto points, N*.
+
+From the raw per-problem records of :class:`~surrogate.evaluation.family.FamilyEvaluation`:
+
+- ``error_table[domain]``: one row per source (each FEM method/order/level, each surrogate on
+  each level's mesh) with the median / p90 over problems of the relative L² error in every
+  region and the median seconds (FEM: mesh → u_h);
+- ``pareto[domain]``: median error against median time per query (FEM mixed solve per order
+  and level; each surrogate for the whole field and at the probes);
+- ``break_even_queries[label][domain]``: :func:`~surrogate.evaluation.family_economics.
+  break_even_table` with the mixed solves of every order and level as candidates and the
+  surrogate's error on the finest level's mesh. Torch-free.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from surrogate.core.equal_error import FemCandidate
+from surrogate.evaluation.family_economics import break_even_table, distribution
+
+REGIONS = ("relative_error", "inside", "outside", "near_interface", "away_from_interface")
+METHOD_NAMES = {"best": "best approx.", "solve": "mixed solve"}
+
+
+def fem_source(method: str, order: int, level: int) -> str:
+    """Row name of a FEM baseline, e.g. ``"N0 mixed solve L3"``."""
+    space = "N0" if order == 1 else f"order-{order}"
+    return f"{space} {METHOD_NAMES.get(method, method)} L{level}"
+
+
+def _domain_levels(problems: list[dict[str, Any]], domain: str) -> list[list[dict[str, Any]]]:
+    """Per problem its level records on ``domain``."""
+    return [p["domains"][domain]["levels"] for p in problems]
+
+
+def _regions(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Distribution over problems of every region's relative error present in ``entries``."""
+    keys = [k for k in REGIONS if any(k in e for e in entries)]
+    return {k: distribution([e.get(k) for e in entries]) for k in keys}
+
+
+def error_table(problems: list[dict[str, Any]], domain: str, labels: list[str]
+                ) -> list[dict[str, Any]]:
+    """Rows (FEM per method, order, level; surrogates per level) of median/p90 errors."""
+    per_problem = _domain_levels(problems, domain)
+    rows = []
+    first = per_problem[0]
+    for i, level_record in enumerate(first):
+        level = level_record["level"]
+        for method, by_order in level_record["fem"].items():
+            for order in by_order:
+                entries = [levels[i]["fem"][method][order] for levels in per_problem]
+                rows.append({"source": fem_source(method, int(order), level), "kind": "fem",
+                             "method": method, "order": int(order), "level": level,
+                             "h": level_record["h"], "ndofs": entries[0]["ndofs"],
+                             "seconds": distribution([e["seconds"] for e in entries]),
+                             "errors": _regions(entries)})
+    for label in labels:
+        for i, level_record in enumerate(first):
+            entries = [levels[i]["runs"][label] for levels in per_problem]
+            rows.append({"source": label, "kind": "surrogate", "level": level_record["level"],
+                         "h": level_record["h"], "errors": _regions(entries)})
+    return rows
+
+
+def pareto_points(problems: list[dict[str, Any]], domain: str, table: list[dict[str, Any]],
+                  labels: list[str]) -> dict[str, Any]:
+    """Median error vs median seconds per query: FEM mixed solves, surrogates (two queries)."""
+    fem = [{"order": r["order"], "level": r["level"], "method": r["method"],
+            "error": r["errors"]["relative_error"]["median"],
+            "p90_error": r["errors"]["relative_error"]["p90"],
+            "seconds": r["seconds"]["median"]} for r in table if r["kind"] == "fem"]
+    finest = max(r["level"] for r in table)
+    runs = []
+    for label in labels:
+        row = next(r for r in table if r["source"] == label and r["level"] == finest)
+        seconds = [p["domains"][domain]["surrogate_seconds"][label] for p in problems]
+        runs.append({"label": label, "error": row["errors"]["relative_error"]["median"],
+                     "p90_error": row["errors"]["relative_error"]["p90"],
+                     "field_seconds": distribution([s["field"] for s in seconds])["median"],
+                     "probes_seconds": distribution([s["probes"] for s in seconds])["median"]})
+    return {"fem": fem, "surrogates": runs}
+
+
+def candidates(levels: list[dict[str, Any]]) -> list[FemCandidate]:
+    """The mixed solves of one problem (every order and level) as equal-error candidates."""
+    out = []
+    for record in levels:
+        for order, entry in record["fem"].get("solve", {}).items():
+            error = entry.get("relative_error")
+            out.append(FemCandidate(int(order), int(record["level"]),
+                                    float("nan") if error is None else float(error),
+                                    float(entry["seconds"]), int(entry["ndofs"])))
+    return out
+
+
+def break_even_queries(problems: list[dict[str, Any]], domains: list[str],
+                       runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Per run label and domain the break-even table (every term, per problem, median)."""
+    out: dict[str, Any] = {}
+    for label, facts in runs.items():
+        out[label] = {}
+        for domain in domains:
+            per_problem = _domain_levels(problems, domain)
+            errors = [levels[-1]["runs"][label]["relative_error"] for levels in per_problem]
+            errors = [float("inf") if e is None else e for e in errors]
+            seconds = [p["domains"][domain]["surrogate_seconds"][label] for p in problems]
+            out[label][domain] = break_even_table(
+                [candidates(levels) for levels in per_problem], errors,
+                {"field": [s["field"] for s in seconds],
+                 "probes": [s["probes"] for s in seconds]},
+                facts.get("generation_seconds"), facts.get("train_seconds"))
+    return out
+
+
+def summarise(evaluation: Any) -> dict[str, Any]:
+    """The JSON-safe ``evaluation.json`` dict of a family evaluation."""
+    labels = list(evaluation.runs)
+    domains = list(evaluation.options.domains)
+    tables = {d: error_table(evaluation.problems, d, labels) for d in domains}
+    return {
+        "kind": "family",
+        "family": evaluation.family,
+        "truth": evaluation.truth,
+        "options": evaluation.options.to_dict(),
+        "draw": evaluation.draw,
+        "runs": evaluation.runs,
+        "inference_device": evaluation.inference_device,
+        "notes": list(evaluation.notes),
+        "error_table": tables,
+        "pareto": {d: pareto_points(evaluation.problems, d, tables[d], labels) for d in domains},
+        "break_even_queries": break_even_queries(evaluation.problems, domains, evaluation.runs),
+        "problems": evaluation.problems,
+    }
+
+
+__all__ = ["REGIONS", "break_even_queries", "candidates", "error_table", "fem_source",
+           "pareto_points", "summarise"]

@@ -1,0 +1,142 @@
+"""What a network of a problem family sees: the rows of each ``inputs`` kind.
+
+A family dataset (datasets/FORMAT.md version 2) stores the pointwise rows
+``(x1 x2 x3 f1 f2 f3 phi)`` and, per problem, its parameters μ and sensor values s. The model
+option ``inputs`` (:data:`~surrogate.models.config.INPUT_KINDS`) picks the network's rows:
+
+- ``pointwise``: ``(x, f(x), φ(x))``, the paper's inputs (the stored rows);
+- ``params``:    ``(x, μ)``, μ the problem's parameters (p columns);
+- ``fields``:    ``(x, s)``, s the problem's sensor values (q columns) that the model encodes
+  (:class:`~surrogate.models.encoders.EncodedInputs`).
+
+Training reads the dataset through :func:`training_dataset` (the same Dataset with ``inputs``
+replaced, so normalisation, splits and metrics apply unchanged). To predict a new member,
+build the same rows and call the run's model::
+
+    rows = network_inputs(run.model_config.inputs, points, problem,
+                          sensor_values=sensor_values(problem, sensors))  # fields only
+    u = surrogate.runs.predict.predict_array(run.model, run.normalisation, rows)
+
+``problem`` needs ``inputs(points)`` (pointwise) or ``params`` (params); ``sensor_values`` is
+the problem's (q,) vector in the run's sensor layout (``config.json`` → dataset → ``sensors``),
+e.g. from ``surrogate.fem.families.sensor_values``. Torch-free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from surrogate.core.errors import InputError
+from surrogate.models.config import INPUT_KINDS, POINT_COLUMNS
+
+POINT_NAMES = ("x1", "x2", "x3")
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in INPUT_KINDS:
+        raise InputError(f"unknown inputs {kind!r}; choose one of: {', '.join(INPUT_KINDS)}")
+
+
+def network_inputs(kind: str, points: np.ndarray, problem: Any = None, *,
+                   params: np.ndarray | None = None,
+                   sensor_values: np.ndarray | None = None) -> np.ndarray:
+    """Network rows (n, d) for ``points`` (n, 3) of one problem, in physical units.
+
+    ``pointwise``: ``problem.inputs(points)`` = (x, f(x), φ(x)); ``params``: (x, μ) with μ
+    = ``params`` or ``problem.params``; ``fields``: (x, s) with s = ``sensor_values`` (q,).
+    """
+    _check_kind(kind)
+    points = np.asarray(points, dtype=np.float64)
+    if points.ndim != 2 or points.shape[1] != POINT_COLUMNS:
+        raise InputError(f"points must have shape (n, {POINT_COLUMNS}), got {points.shape}")
+    if kind == "pointwise":
+        if problem is None:
+            raise InputError("inputs 'pointwise' need the problem (its f and φ at the points)")
+        return np.asarray(problem.inputs(points), dtype=np.float64)
+    if kind == "params":
+        values = params if params is not None else getattr(problem, "params", None)
+        name = "params (μ)"
+    else:
+        values, name = sensor_values, "sensor_values"
+    if values is None:
+        raise InputError(f"inputs {kind!r} need the problem's {name}")
+    values = np.asarray(values, dtype=np.float64).reshape(-1)
+    return np.hstack([points, np.broadcast_to(values, (points.shape[0], values.size))])
+
+
+def family_rows(kind: str, inputs: np.ndarray, problem_id: np.ndarray, family: Any
+                ) -> np.ndarray:
+    """Rows (N, d) of a family dataset for ``kind``: the stored pointwise rows, or their
+    points joined to μ or s of each row's problem (``family.params`` / ``sensor_values``)."""
+    _check_kind(kind)
+    if kind == "pointwise":
+        return inputs
+    table = family.params if kind == "params" else family.sensor_values
+    return np.hstack([inputs[:, :POINT_COLUMNS], np.asarray(table)[problem_id]])
+
+
+def family_input_names(kind: str, dataset: Any) -> tuple[str, ...]:
+    """Column names of the rows of ``kind``: x1 x2 x3, then the parameter or sensor names."""
+    _check_kind(kind)
+    if kind == "pointwise":
+        return tuple(dataset.input_names)
+    family = dataset.family
+    names = family.param_names if kind == "params" else family.sensor_names
+    return (*POINT_NAMES, *(str(n) for n in names))
+
+
+def is_family(dataset: Any) -> bool:
+    """True for a dataset of a problem family (FORMAT.md version 2, ``family`` group)."""
+    return getattr(dataset, "family", None) is not None
+
+
+def training_dataset(dataset: Any, kind: str) -> Any:
+    """``dataset`` as a network with inputs ``kind`` sees it (same splits, hash and path).
+
+    InputError for ``params`` or ``fields`` on a single-problem dataset, or when the stored
+    inputs do not start with the point columns x1 x2 x3.
+    """
+    _check_kind(kind)
+    if kind == "pointwise":
+        return dataset
+    if not is_family(dataset):
+        raise InputError(f"--inputs {kind} needs a problem-family dataset (surrogate gen-data "
+                         f"maxwell-family); {dataset.path} holds a single problem")
+    if tuple(dataset.input_names[:POINT_COLUMNS]) != POINT_NAMES:
+        raise InputError(f"{dataset.path}: the first inputs must be {', '.join(POINT_NAMES)}, "
+                         f"got {', '.join(dataset.input_names[:POINT_COLUMNS])}")
+    family = dataset.family
+    rows = family_rows(kind, dataset.inputs, family.problem_id, family)
+    return replace(dataset, inputs=rows, input_names=family_input_names(kind, dataset))
+
+
+def family_record(dataset: Any) -> dict[str, Any]:
+    """The family part of a run's dataset section (empty for single-problem datasets):
+    family name, parameter names and box, sensor layout (points, normals, value names), truth
+    (and its level), the problem count and the data generation seconds."""
+    if not is_family(dataset):
+        return {}
+    family = dataset.family
+    seconds = getattr(dataset, "attrs", {}).get("generation_seconds")
+    return {
+        "family": str(family.name),
+        "param_names": [str(n) for n in family.param_names],
+        "param_box": np.asarray(family.box, dtype=np.float64).tolist(),
+        "truth": str(getattr(family, "truth", "exact")),
+        "truth_level": getattr(family, "truth_level", None),
+        "sensors": {
+            "volume_points": np.asarray(family.volume_points, np.float64).tolist(),
+            "boundary_points": np.asarray(family.boundary_points, np.float64).tolist(),
+            "boundary_normals": np.asarray(family.boundary_normals, np.float64).tolist(),
+            "names": [str(n) for n in family.sensor_names],
+        },
+        "problems": int(np.asarray(family.params).shape[0]),
+        "generation_seconds": None if seconds is None else float(seconds),
+    }
+
+
+__all__ = ["network_inputs", "family_rows", "family_input_names", "training_dataset",
+           "family_record", "is_family", "POINT_NAMES"]

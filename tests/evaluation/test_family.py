@@ -1,0 +1,132 @@
+"""Family evaluation: region errors, FEM convergence, break-even terms, bad input.
+
+A stand-in "run" predicts (1 + ε) u of the problem it is told (its rows carry μ), so every
+relative L² error it gets must be ε exactly, in every region and on every mesh.
+"""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from surrogate.core.equal_error import FemCandidate
+from surrogate.core.errors import InputError
+from surrogate.evaluation.family import evaluate_family_runs, family_of_runs
+from surrogate.evaluation.family_economics import (
+    break_even,
+    break_even_table,
+    median_index,
+    problem_break_even,
+)
+from surrogate.evaluation.family_fem import interface_distance
+from surrogate.evaluation.family_options import FamilyEvaluationOptions
+from surrogate.fem.families import get_family
+
+
+class ScaledExact:
+    """A params-input stand-in run: u_NN = (1 + eps) u_μ (μ read from the rows)."""
+
+    def __init__(self, family, eps: float):
+        self.family, self.eps, self.path = family, eps, f"scaled-{eps}"
+        self.model = SimpleNamespace(to=lambda device: None)
+        self.model_config = SimpleNamespace(inputs="params", arch="exact")
+        self.dataset = {"family": family.name, "recipe": {"seed": 3},
+                        "param_box": family.box.tolist(), "generation_seconds": 10.0}
+        self.metrics = {"train_seconds": 20.0}
+
+    def predict(self, rows, batch_size=None):
+        return (1 + self.eps) * self.family.problem(rows[0, 3:]).u(rows[:, :3])
+
+
+@pytest.fixture(scope="module")
+def radial_summary():
+    family = get_family("radial")
+    runs = [ScaledExact(family, 0.01), ScaledExact(family, 0.3)]
+    options = FamilyEvaluationOptions(problems=3, levels=(1, 2), repeats=1, probes=10)
+    evaluation = evaluate_family_runs(runs, family, options, labels=["tight", "loose"])
+    return evaluation.to_dict()
+
+
+def test_scaled_exact_run_has_relative_error_eps_everywhere(radial_summary):
+    rows = [r for r in radial_summary["error_table"]["cube"] if r["kind"] == "surrogate"]
+    assert len(rows) == 4  # two runs x two levels
+    for row in rows:
+        eps = 0.01 if row["source"] == "tight" else 0.3
+        for region in ("relative_error", "inside", "outside"):
+            stats = row["errors"][region]
+            assert stats["median"] == pytest.approx(eps, rel=1e-9)
+            assert stats["p90"] == pytest.approx(eps, rel=1e-9)
+
+
+def test_fem_errors_fall_with_the_level_and_order_2_beats_n0(radial_summary):
+    table = {(r["method"], r["order"], r["level"]): r["errors"]["relative_error"]["median"]
+             for r in radial_summary["error_table"]["cube"] if r["kind"] == "fem"}
+    for method in ("best", "solve"):
+        for order in (1, 2):
+            assert table[(method, order, 2)] < 0.75 * table[(method, order, 1)]
+        assert table[(method, 2, 2)] < table[(method, 1, 2)]
+    assert table[("best", 1, 2)] <= table[("solve", 1, 2)] * 1.5
+
+
+def test_break_even_terms_are_consistent(radial_summary):
+    for label in ("tight", "loose"):
+        table = radial_summary["break_even_queries"][label]["cube"]
+        assert table["one_off_seconds"] == {"generation": 10.0, "training": 20.0, "total": 30.0}
+        for kind in ("field", "probes"):
+            query = table["queries"][kind]
+            assert len(query["per_problem"]) == 3
+            for entry in query["per_problem"]:
+                if entry["n_star"] is not None:
+                    assert entry["n_star"] == pytest.approx(
+                        30.0 / (entry["fem_seconds"] - entry["surrogate_seconds"]))
+                if not entry["fem_lower_bound"]:
+                    assert entry["fem"]["error"] <= entry["surrogate_error"]
+            assert query["median_problem"]["text"]
+    # 1 % is below every N0/order-2 level-1..2 mixed solve on the cube: a lower bound
+    tight = radial_summary["break_even_queries"]["tight"]["cube"]["queries"]["field"]
+    assert all(e["fem_lower_bound"] for e in tight["per_problem"])
+
+
+def test_break_even_formula_and_verdicts():
+    assert break_even(100.0, 1.0, 0.5) == pytest.approx(200.0)
+    assert break_even(100.0, 0.5, 0.5) is None and break_even(100.0, None, 0.1) is None
+    cands = [FemCandidate(1, 1, 0.2, 0.01), FemCandidate(1, 2, 0.05, 0.1),
+             FemCandidate(2, 1, 0.04, 0.05)]
+    entry = problem_break_even(cands, 0.06, 0.001, 10.0)
+    assert (entry["fem"]["order"], entry["fem"]["level"]) == (2, 1)  # fastest at equal error
+    assert entry["n_star"] == pytest.approx(10.0 / 0.049)
+    assert not entry["fem_lower_bound"]
+    bound = problem_break_even(cands, 0.001, 0.001, 10.0)
+    assert bound["fem_lower_bound"] and bound["n_star_upper_bound"]
+    assert bound["fem"]["error"] == 0.04  # the most accurate one
+    slow = problem_break_even(cands, 0.3, 1.0, 10.0)
+    assert slow["n_star"] is None and "never" in break_even_table(
+        [cands], [0.3], {"field": [1.0]}, 4.0, 6.0)["queries"]["field"]["median_problem"]["text"]
+    assert median_index([0.3, 0.1, 0.2, 0.4]) == 2
+
+
+def test_interface_distance_of_a_sphere():
+    problem = SimpleNamespace(centre=np.array([0.1, 0.0, 0.5]), radius=0.2)
+    points = np.array([[0.1, 0.0, 0.5], [0.4, 0.0, 0.5], [0.1, 0.2, 0.5]])
+    np.testing.assert_allclose(interface_distance(problem, points), [0.2, 0.1, 0.0], atol=1e-15)
+    assert interface_distance(SimpleNamespace(), points) is None
+
+
+def test_runs_must_share_one_family():
+    assert family_of_runs([{"kind": "pointwise"}]) is None
+    assert family_of_runs([{"family": "radial"}, {"family": "radial"}]) == "radial"
+    with pytest.raises(InputError, match="different families"):
+        family_of_runs([{"family": "radial"}, {"family": "inclusion"}])
+    with pytest.raises(InputError, match="single problem"):
+        family_of_runs([{"family": "radial"}, {}])
+
+
+def test_options_refuse_bad_values():
+    with pytest.raises(InputError, match="--problems"):
+        FamilyEvaluationOptions(problems=0)
+    inclusion = get_family("inclusion")
+    with pytest.raises(InputError, match="training domain"):
+        FamilyEvaluationOptions(domains=("cube",)).resolved(inclusion)
+    resolved = FamilyEvaluationOptions().resolved(inclusion)
+    assert resolved.domains == ("cylinder",) and resolved.levels == (1, 2, 3)
+    assert FamilyEvaluationOptions(extrapolate=True).widen == 0.25
