@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -39,10 +40,63 @@ def run_example(command: list[str], out: Path, **knobs: object) -> str:
     return proc.stdout
 
 
-def script(name: str, out: Path, **knobs: object) -> dict:
-    """Run ``examples/<name>`` into ``out``; its last stdout line is a JSON summary."""
-    stdout = run_example(["bash", str(EXAMPLES / name), str(out)], out, **knobs)
-    return json.loads(stdout.strip().splitlines()[-1])
+def _bash(name: str) -> list[str]:
+    return ["bash", str(EXAMPLES / name)]
+
+
+# name (= the test's name without "test_") -> (command without the output folder, knobs)
+RUNS: dict[str, tuple[list[str], dict[str, object]]] = {
+    "ode_net_circles": (_bash("ode_net_circles.sh"), {"EPOCHS": 5}),
+    "ck_net_bands": (_bash("ck_net_bands.sh"), {"EPOCHS": 5, "DEPTH": 3}),
+    "implicit_resnet_sine": (_bash("implicit_resnet_sine.sh"), {"EPOCHS": 3}),
+    "implicit_resnet_spirals": (_bash("implicit_resnet_spirals.sh"), {"EPOCHS": 3}),
+    "fitzhugh_nagumo": (_bash("fitzhugh_nagumo.sh"), {
+        "LEM_EPOCHS": 2, "CORNN_EPOCHS": 2, "N_TRAIN": 8, "N_VAL": 4, "N_TEST": 8, "STEPS": 40}),
+    "adding": (_bash("adding.sh"), {
+        "T": 40, "HIDDEN": 8, "N_TRAIN": 64, "N_VAL": 16, "N_TEST": 16, "BATCH": 16,
+        "LEM_EPOCHS": 2, "CORNN_EPOCHS": 2}),
+    "maxwell_td_sequence": (_bash("maxwell_td_sequence.sh"), {
+        "SAMPLES": 20, "STEPS": 16, "LEVEL": 1, "MATERIALS": 2, "HIDDEN": 4, "EPOCHS": 2,
+        "BATCH": 8}),
+    "paper_maxwell": (_bash("paper_maxwell.sh"), {
+        "EPOCHS": 2, "LEVELS": "1-1", "POINTS": 400, "JOBS": 2}),
+    "family_maxwell": (_bash("family_maxwell.sh"), {
+        "FAMILIES": "radial", "INPUTS": "params fields", "PROBLEMS": 10, "POINTS": 30,
+        "EPOCHS_PARAMS": 1, "EPOCHS_FIELDS": 1, "WIDTH": 8, "DEPTH": 2, "BATCH": 64,
+        "EVAL_PROBLEMS": 2, "LEVELS": "1-1"}),
+    "pruning_demo": ([sys.executable, str(EXAMPLES / "pruning_demo.py"), "--out"], {}),
+}
+PRUNING_ARGS = ["--epochs", "30", "--points", "400", "--prune-every", "0"]
+
+
+@pytest.fixture(scope="module")
+def example_runs(request, tmp_path_factory):
+    """Start every selected example at once, two at a time (most of their time is single-core
+    start-up), so the suite waits for the slowest pair rather than for each in turn."""
+    selected = {item.name for item in request.session.items if item.module is request.module}
+    root = tmp_path_factory.mktemp("examples")
+    pool = ThreadPoolExecutor(max_workers=2)
+
+    def run(name: str) -> tuple[Path, str]:
+        command, knobs = RUNS[name]
+        out = root / name
+        extra = PRUNING_ARGS if name == "pruning_demo" else []
+        return out, run_example([*command, str(out), *extra], out, **knobs)
+
+    futures = {name: pool.submit(run, name) for name in RUNS if f"test_{name}" in selected}
+    yield futures
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def finished(example_runs: dict, name: str) -> tuple[Path, dict | str]:
+    """(output folder, JSON of the whole stdout or of its last line — else the raw stdout)."""
+    out, stdout = example_runs[name].result()
+    for text in (stdout, (stdout.strip().splitlines() or [""])[-1]):
+        try:
+            return out, json.loads(text)
+        except json.JSONDecodeError:
+            continue
+    return out, stdout
 
 
 def metrics(run: Path) -> dict:
@@ -54,16 +108,14 @@ def is_fraction(value: float) -> bool:
     return 0.0 <= value <= 1.0
 
 
-def test_ode_net_circles(tmp_path):
-    out = tmp_path / "circles"
-    summary = script("ode_net_circles.sh", out, EPOCHS=5)
+def test_ode_net_circles(example_runs):
+    out, summary = finished(example_runs, "ode_net_circles")
     assert is_fraction(summary["train_accuracy"]) and is_fraction(summary["test_accuracy"])
     assert metrics(out / "run")["accuracy"]["test"] == summary["test_accuracy"]
 
 
-def test_ck_net_bands(tmp_path):
-    out = tmp_path / "bands"
-    summary = script("ck_net_bands.sh", out, EPOCHS=5, DEPTH=3)
+def test_ck_net_bands(example_runs):
+    out, summary = finished(example_runs, "ck_net_bands")
     for order in (1, 2):
         assert summary[f"c{order}_test_accuracy"] == metrics(out / f"c{order}")["accuracy"]["test"]
         assert is_fraction(summary[f"c{order}_train_accuracy"])
@@ -78,25 +130,21 @@ def _check_implicit_runs(summary: dict, out: Path, names: set[str]) -> None:
     assert isinstance(summary["claim"]["holds"], bool)
 
 
-def test_implicit_resnet_sine(tmp_path):
-    out = tmp_path / "sine"
-    summary = script("implicit_resnet_sine.sh", out, EPOCHS=3)
+def test_implicit_resnet_sine(example_runs):
+    out, summary = finished(example_runs, "implicit_resnet_sine")
     names = {f"{net}-lr{lr}" for net in ("resnet-100", "trap-10", "resnet-10")
              for lr in ("0.3", "0.05")}
     _check_implicit_runs(summary, out, names)
 
 
-def test_implicit_resnet_spirals(tmp_path):
-    out = tmp_path / "spirals"
-    summary = script("implicit_resnet_spirals.sh", out, EPOCHS=3)
+def test_implicit_resnet_spirals(example_runs):
+    out, summary = finished(example_runs, "implicit_resnet_spirals")
     _check_implicit_runs(summary, out, {"trap-25-lr0.05", "resnet-25-lr0.05",
                                         "resnet-25-lr0.005"})
 
 
-def test_fitzhugh_nagumo(tmp_path):
-    out = tmp_path / "fhn"
-    summary = script("fitzhugh_nagumo.sh", out, LEM_EPOCHS=2, CORNN_EPOCHS=2, N_TRAIN=8,
-                     N_VAL=4, N_TEST=8, STEPS=40)
+def test_fitzhugh_nagumo(example_runs):
+    out, summary = finished(example_runs, "fitzhugh_nagumo")
     assert set(summary["models"]) == {"lem", "cornn"}
     for name, model in summary["models"].items():
         assert model["epochs"] == 2
@@ -105,10 +153,8 @@ def test_fitzhugh_nagumo(tmp_path):
     assert (out / "data" / "fhn.h5").is_file()
 
 
-def test_adding(tmp_path):
-    out = tmp_path / "adding"
-    summary = script("adding.sh", out, T=40, HIDDEN=8, N_TRAIN=64, N_VAL=16, N_TEST=16,
-                     BATCH=16, LEM_EPOCHS=2, CORNN_EPOCHS=2)
+def test_adding(example_runs):
+    out, summary = finished(example_runs, "adding")
     assert set(summary["models"]) == {"lem", "cornn"}
     for name, model in summary["models"].items():
         assert model["steps"] == 8 and model["epochs"] == 2
@@ -119,10 +165,8 @@ def test_adding(tmp_path):
     assert summary["figure"] is None or (out / "adding_mse.png").is_file()
 
 
-def test_maxwell_td_sequence(tmp_path):
-    out = tmp_path / "mtd"
-    summary = script("maxwell_td_sequence.sh", out, SAMPLES=20, STEPS=16, LEVEL=1,
-                     MATERIALS=2, HIDDEN=4, EPOCHS=2, BATCH=8)
+def test_maxwell_td_sequence(example_runs):
+    out, summary = finished(example_runs, "maxwell_td_sequence")
     assert set(summary["models"]) == {"lem", "cornn", "lstm"}
     for arch, model in summary["models"].items():
         assert model["hidden"] == 4 and model["epochs"] == 2
@@ -131,10 +175,8 @@ def test_maxwell_td_sequence(tmp_path):
     assert isinstance(summary["claim"]["holds"], bool)
 
 
-def test_paper_maxwell(tmp_path):
-    out = tmp_path / "paper"
-    run_example(["bash", str(EXAMPLES / "paper_maxwell.sh"), str(out)], out, EPOCHS=2,
-                LEVELS="1-1", POINTS=400, JOBS=2)
+def test_paper_maxwell(example_runs):
+    out, _ = finished(example_runs, "paper_maxwell")
     names = {f"{arch}-{tau}{bo}" for arch in ("resnet", "frac-dnn")
              for tau in ("fixed", "learned") for bo in ("", "-bo")}
     assert {p.name for p in (out / "runs").iterdir()} == names
@@ -146,11 +188,8 @@ def test_paper_maxwell(tmp_path):
     assert len(evaluation["runs"]) == 8
 
 
-def test_family_maxwell(tmp_path):
-    out = tmp_path / "family"
-    run_example(["bash", str(EXAMPLES / "family_maxwell.sh"), str(out)], out, FAMILIES="radial",
-                INPUTS="params fields", PROBLEMS=10, POINTS=30, EPOCHS_PARAMS=1,
-                EPOCHS_FIELDS=1, WIDTH=8, DEPTH=2, BATCH=64, EVAL_PROBLEMS=2, LEVELS="1-1")
+def test_family_maxwell(example_runs):
+    out, _ = finished(example_runs, "family_maxwell")
     assert {p.name for p in (out / "runs").iterdir()} == {"radial-params", "radial-fields"}
     for inputs in ("params", "fields"):
         config = json.loads((out / "runs" / f"radial-{inputs}" / "config.json").read_text())
@@ -159,11 +198,8 @@ def test_family_maxwell(tmp_path):
     assert (report / "index.html").is_file() and (report / "evaluation.json").is_file()
 
 
-def test_pruning_demo(tmp_path):
-    out = tmp_path / "pruning"
-    stdout = run_example([sys.executable, str(EXAMPLES / "pruning_demo.py"), "--out", str(out),
-                          "--epochs", "30", "--points", "400", "--prune-every", "0"], out)
-    summary = json.loads(stdout)
+def test_pruning_demo(example_runs):
+    out, summary = finished(example_runs, "pruning_demo")
     depth_before, depth_after = summary["depth"]
     assert depth_before == 5 and depth_after == 5 - len(summary["removed_hidden_layers"])
     assert len(summary["taus"]) == 5 and all(t > 0 for t in summary["taus"])

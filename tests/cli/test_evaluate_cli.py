@@ -264,14 +264,15 @@ def test_python_evaluate_reproduces_the_cli_report(runs, tmp_path):
     import surrogate
     from surrogate.evaluation.static_options import EvaluationOptions
 
-    args = ["--domain", "cube", "--levels", "1-2", "--fem", "solve"]
+    args = ["--domain", "cube", "--levels", "1-2", "--fem", "solve", "--fem-order", "1"]
     cli_out = tmp_path / "cli"
     result = _invoke("evaluate", runs["resnet"], runs["fdnn"], *args, "--out", cli_out,
                      "--report", "-q")
     assert result.exit_code == 0, result.output
     api_out = tmp_path / "api"
     done = surrogate.evaluate([runs["resnet"], runs["fdnn"]],
-                              EvaluationOptions(domains=("cube",), levels=(1, 2), fem="solve"),
+                              EvaluationOptions(domains=("cube",), levels=(1, 2), fem="solve",
+                                                fem_orders=(1,)),
                               out=api_out, report=True)
     assert done.kind == "pointwise" and done.files["report"] == api_out / "index.html"
 
