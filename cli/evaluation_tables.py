@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from surrogate.cli.common import console, err_console
+
+
+def _short(domain: str) -> str:
+    """A table header's domain: a built-in name, or a mesh file's name without its folder."""
+    return Path(domain).stem if ("/" in domain or "\\" in domain or "." in domain) else domain
 
 
 def _sci(value: float | None, spec: str = ".2e") -> str:
@@ -32,7 +38,7 @@ def print_pointwise_tables(result: dict[str, Any]) -> None:
     extra = [_fem_name(f) for f in (next((r["fem_orders"] for r in records
                                           if r.get("fem_orders")), None) or [])[1:]]
     errors = table("absolute L² error ‖u − ·‖ on the test domains (green: below N0)",
-                   [f"{r['domain']} L{r['level']}\nh={r['h']:.3g}" for r in records])
+                   [f"{_short(r['domain'])} L{r['level']}\nh={r['h']:.3g}" for r in records])
     fem_errors = [(r.get("fem") or {}).get("l2_error") for r in records]
     if any(r.get("fem") for r in records):
         errors.add_row(fem_name, *["reference" if (r.get("fem") or {}).get("is_reference")
@@ -51,13 +57,13 @@ def print_pointwise_tables(result: dict[str, Any]) -> None:
     console.print(errors)
 
     split = table("relative L² error inside / outside the training domain",
-                  [f"{r['domain']} L{r['level']}" for r in records])
+                  [f"{_short(r['domain'])} L{r['level']}" for r in records])
     for label in labels:
         split.add_row(escape(label), *[
             f"{_sci(r['runs'][label]['inside']['relative_error'], '.1e')} / "
             f"{_sci(r['runs'][label]['outside']['relative_error'], '.1e')}" for r in records])
     console.print(split)
-    fractions = {f"{r['domain']} L{r['level']}": r["inside_fraction"] for r in records}
+    fractions = {f"{_short(r['domain'])} L{r['level']}": r["inside_fraction"] for r in records}
     inside = "; ".join(f"{k}: " + ", ".join(f"{v:.0%} in {d}" for d, v in f.items())
                        for k, f in list(fractions.items())[-len(set(r['domain']
                                                                     for r in records)):])
@@ -67,7 +73,7 @@ def print_pointwise_tables(result: dict[str, Any]) -> None:
     timing = table(f"wall time [s]: N0 basis+assembly+solve vs the NN field at the mesh nodes "
                    f"and the NN at every quadrature point "
                    f"({result.get('inference_device', 'cpu')}); speed-up over N0 in brackets",
-                   [f"{r['domain']} L{r['level']}\n{r['n_nodes']} nodes\n"
+                   [f"{_short(r['domain'])} L{r['level']}\n{r['n_nodes']} nodes\n"
                     f"{r['n_quadrature']} pts" for r in records])
     if any(r.get("fem") for r in records):
         timing.add_row(fem_name, *[_sci(((r.get("fem") or {}).get("seconds") or {}).get("total"),
