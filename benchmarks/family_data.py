@@ -3,7 +3,8 @@ the FEM truth's own convergence; prints JSON.
 
 Throughput: problems/s of the whole generation (sampling, truth solves, point evaluation,
 writing; median over ``--repeats``), at truth level ``--level``. Truth study (``--study``):
-for ``--study-problems`` draws, the N0 mixed solves at levels 1 … top, the relative L²
+for ``--study-problems`` draws, the N0 mixed solves at levels 1 … top (the order-2 truth's
+own study: benchmarks/inclusion_truth.py), the relative L²
 difference of each level to level ``top`` (on top's mesh) and the observed rate
 log₂(e_L / e_{L+1}) between consecutive levels (measured, not assumed: φ jumps at the
 inclusion).
@@ -15,6 +16,7 @@ Run: OMP_NUM_THREADS=1 python benchmarks/family_data.py [--level 3] [--problems 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
@@ -23,6 +25,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from surrogate.core.thread_settings import thread_settings
 
 
 def throughput(workers: int, level: int, problems: int, points: int, repeats: int) -> dict:
@@ -42,9 +46,12 @@ def throughput(workers: int, level: int, problems: int, points: int, repeats: in
             with open_executor(workers) as executor:
                 generate_dataset(recipe, Path(tmp) / f"w{workers}_{k}.h5", executor=executor)
             seconds.append(time.perf_counter() - t0)
+        digests = sorted({hashlib.sha256((Path(tmp) / f"w{workers}_{k}.h5").read_bytes())
+                          .hexdigest() for k in range(repeats)})
     median = statistics.median(seconds)
     return {"workers": workers, "level": level, "problems": problems, "points": points,
-            "seconds": median, "seconds_all": seconds, "problems_per_second": problems / median}
+            "seconds": median, "seconds_all": seconds, "problems_per_second": problems / median,
+            "file_sha256": digests}
 
 
 def truth_study(top: int, n_problems: int) -> dict:
@@ -59,7 +66,7 @@ def truth_study(top: int, n_problems: int) -> dict:
         sols, times = {}, {}
         for level in range(1, top + 1):
             t0 = time.perf_counter()
-            sols[level] = fem_truth(problem, "cylinder", level)
+            sols[level] = fem_truth(problem, "cylinder", level, order=1)
             times[level] = time.perf_counter() - t0
         rel = {level: float(np.divide(*l2_difference(sols[level], sols[top])))
                for level in range(1, top)}
@@ -81,11 +88,14 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=4)
     parser.add_argument("--study-problems", type=int, default=3)
     args = parser.parse_args()
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "1700000000")  # fixed `created`: same bytes
+    runs = [throughput(w, args.level, args.problems, args.points, args.repeats) for w in (1, 2)]
     result = {"benchmark": "family_data.gen-data-maxwell-family-inclusion",
-              "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
+              "threads": thread_settings(),
               "cpu_count": os.cpu_count(),
-              "throughput": [throughput(w, args.level, args.problems, args.points,
-                                        args.repeats) for w in (1, 2)]}
+              "throughput": runs,
+              "speedup_2_over_1": runs[1]["problems_per_second"] / runs[0]["problems_per_second"],
+              "files_byte_identical": len({d for r in runs for d in r["file_sha256"]}) == 1}
     if args.study:
         result["truth_study"] = truth_study(args.top, args.study_problems)
     result["load_avg_1min"] = os.getloadavg()[0]

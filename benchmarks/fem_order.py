@@ -20,6 +20,8 @@ import os
 import statistics
 import time
 
+from surrogate.core.thread_settings import thread_settings
+
 N0_LEVEL5_REL_ERROR = 0.0017  # issue 18: N0 mixed solve, cube level 5 (14.5 s there)
 RADIAL_MEMBER = (1.5, 0.8, 1.2, 1.2, 1.0, -0.5)  # μ = (k, a, b, α, p, w) inside the radial box
 
@@ -36,16 +38,6 @@ def _problem(name: str):
     return get_problem(name)
 
 
-def _threads() -> dict:
-    info = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                            "MKL_NUM_THREADS")}
-    try:
-        from threadpoolctl import threadpool_info
-        info["threadpoolctl"] = [{k: p.get(k) for k in ("internal_api", "num_threads")}
-                                 for p in threadpool_info()]
-    except ImportError:
-        info["threadpoolctl"] = None
-    return info
 
 
 ONCE_ABOVE_S = 5.0  # a case slower than this is measured once (e.g. N0 level 5)
@@ -104,7 +96,7 @@ def main() -> None:
     print(json.dumps({"benchmark": "fem_order", "problem": args.problem,
                       "member": list(RADIAL_MEMBER) if args.problem == "radial" else None,
                       "domain": "cube",
-                      "repeats": args.repeats, "threads": _threads(),
+                      "repeats": args.repeats, "threads": thread_settings(),
                       "load_average": [load_before, os.getloadavg()[0]], "rows": rows,
                       "summary": summary}, indent=1))
 

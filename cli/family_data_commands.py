@@ -37,7 +37,11 @@ def gen_maxwell_family(
         "\\[default: 0.8,0.1,0.1]")] = None,
     truth_level: Annotated[int | None, typer.Option(
         help="Mesh level of the FEM truth (families without a closed form). "
-        "\\[default: 4]")] = None,
+        "\\[default: 3]")] = None,
+    truth_order: Annotated[int | None, typer.Option(
+        help="Nédélec order of the FEM truth's mixed solve: 2 (complete linear; on level 3 "
+        "more accurate and cheaper than N0 on level 4) or 1 (N0, the truth of files without "
+        "truth_order). \\[default: 2]")] = None,
     n_volume: Annotated[int | None, typer.Option(
         help="Sensor points inside the training domain (f and φ). \\[default: 48]")] = None,
     n_boundary: Annotated[int | None, typer.Option(
@@ -47,7 +51,7 @@ def gen_maxwell_family(
     recipe: RecipeOption = None,
     workers: Annotated[int, typer.Option(
         help="Local worker processes, one task per problem; the file is the same for any "
-        "number (apart from generation_seconds).", min=1)] = 1,
+        "number.", min=1)] = 1,
     scheduler: Annotated[str | None, typer.Option(
         help="Run the problem tasks on the Dask cluster of this scheduler, e.g. "
         "tcp://host:8786 (needs pip install surrogate\\[distributed]).")] = None,
@@ -62,9 +66,10 @@ def gen_maxwell_family(
     """Sample a family of static Maxwell problems into a pointwise dataset (+ <out>.json).
 
     Problem i: parameters μ_i in the family's box; rows (x, f(x), φ(x)) -> u(x) at --points
-    points of the training domain (the cylinder); u exact (radial) or the N0 mixed solve at
-    --truth-level (inclusion). Per problem the file stores μ and the sensor values (f, φ at
-    fixed points inside, u × n on the wall); splits are by problem (datasets/FORMAT.md v2).
+    points of the training domain (the cylinder); u exact (radial) or the mixed solve of
+    order --truth-order at --truth-level (inclusion). Per problem the file stores μ and the
+    sensor values (f, φ at fixed points inside, u × n on the wall); splits are by problem
+    (datasets/FORMAT.md v2).
     A box other than the family's is set in a --recipe TOML file: box = [[lo, hi], ...].
 
     Example: surrogate gen-data maxwell-family --family radial --problems 320 -o data/radial.h5
@@ -78,8 +83,8 @@ def gen_maxwell_family(
 
     with user_errors():
         flags = {"family": family, "problems": problems, "points": points, "sampler": sampler,
-                 "split": split, "truth_level": truth_level, "n_volume": n_volume,
-                 "n_boundary": n_boundary, "seed": seed,
+                 "split": split, "truth_level": truth_level, "truth_order": truth_order,
+                 "n_volume": n_volume, "n_boundary": n_boundary, "seed": seed,
                  "dtype": dtype.value if dtype else None}
         resolved = resolve_recipe(MaxwellFamilyRecipe, recipe, flags)
         try:

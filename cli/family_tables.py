@@ -61,35 +61,21 @@ def print_family_tables(result: dict[str, Any]) -> None:
 
 
 def _print_break_even(result: dict[str, Any], domain: str) -> None:
-    """N* = one-off / (FEM per query − surrogate per query) for the median problem."""
-    from rich import box
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(title=escape(f"break-even queries N* on {domain} (median problem): one-off "
-                               "(generation + training) / (FEM − surrogate per query)"),
-                  title_justify="left", box=box.SIMPLE_HEAD)
-    for header in ("run", "query", "NN error", "FEM at equal error", "FEM s", "NN s",
-                   "one-off s", "N*", "N* median/p90", "never"):
-        table.add_column(escape(header), justify="left" if header in ("run", "query") else
-                         "right")
+    """N* = one-off / (FEM per query − surrogate per query): per run and query kind, the
+    median problem's sentence with every term, then the distribution over the problems."""
+    console.print(f"break-even queries N* on {domain}: one-off (data generation + training) / "
+                  "(FEM − surrogate per query), for the problem of median surrogate error",
+                  highlight=False)
     for label, by_domain in result["break_even_queries"].items():
         entry = by_domain[domain]
-        one_off = entry["one_off_seconds"]
         for kind, q in entry["queries"].items():
             m = q["median_problem"]
-            fem = (m.get("fem") or {}).get("label", "–") + (" (≥)" if m["fem_lower_bound"]
-                                                             else "")
-            n_star = "never" if m["n_star"] is None else (
-                ("≤ " if m["n_star_upper_bound"] else "") + f"{m['n_star']:.4g}")
-            table.add_row(escape(label), kind, _pct(m["surrogate_error"]), escape(fem),
-                          _num(m["fem_seconds"]), _num(m["surrogate_seconds"]),
-                          f"{_num(one_off['generation'], '.4g')} + "
-                          f"{_num(one_off['training'], '.4g')}", n_star,
-                          f"{_num(q['n_star']['median'], '.4g')} / "
-                          f"{_num(q['n_star']['p90'], '.4g')}",
-                          f"{q['problems_never_break_even']}/{len(q['per_problem'])}")
-    console.print(table)
+            console.print(
+                f"  {label}, {q.get('what', kind)}, error {_pct(m['surrogate_error'])}: "
+                f"{m['text']}; over the problems: median {_num(q['n_star']['median'], '.4g')}"
+                f", p90 {_num(q['n_star']['p90'], '.4g')}, never on "
+                f"{q['problems_never_break_even']}/{len(q['per_problem'])}", highlight=False,
+                markup=False)
 
 
 __all__ = ["print_family_tables"]

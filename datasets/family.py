@@ -2,17 +2,17 @@
 
 Problem i has parameters μ_i (a Sobol or Latin-hypercube draw in the family's box) and
 ``points`` rows: x uniform in the training domain (inside the truth mesh for FEM truths), the
-pointwise inputs (x, f(x), φ(x)) and the target u(x), exact or the fine N0 mixed solve
-(:func:`surrogate.fem.families.fem_truth`) evaluated at x. One executor task per problem
+pointwise inputs (x, f(x), φ(x)) and the target u(x), exact or the FEM truth (the mixed
+solve of order ``truth_order`` on level ``truth_level``,
+:func:`surrogate.fem.families.fem_truth`) evaluated at x. One executor task per problem
 (:func:`problem_rows`); this process writes the rows in problem order through the streamed
-writer, so the file is the same bytes for any executor (apart from the measured
-``generation_seconds``) and an interrupted generation resumes. Per problem the file also
-holds μ and the sensor values (datasets/FORMAT.md, ``family/``).
+writer, so the file is the same bytes for any executor and an interrupted generation
+resumes (the measured generation time goes to the JSON summary, not the file). Per problem
+the file also holds μ and the sensor values (datasets/FORMAT.md, ``family/``).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from typing import Any
@@ -66,7 +66,8 @@ def problem_rows(recipe: MaxwellFamilyRecipe, index: int, mu: np.ndarray
     else:
         from surrogate.fem.families.truth import fem_truth, truth_mesh
 
-        solution = fem_truth(problem, family.training_domain, recipe.truth_level)
+        solution = fem_truth(problem, family.training_domain, recipe.truth_level,
+                             order=recipe.truth_order)
         points = _points_in_mesh(domain, truth_mesh(family.training_domain,
                                                      recipe.truth_level), recipe.points, rng)
         u = solution.values_at(points)
@@ -105,14 +106,9 @@ def row_splits(problem_splits: dict[str, np.ndarray], points: int) -> dict[str, 
 def stream_family(recipe: MaxwellFamilyRecipe, executor: Executor | None = None,
                   max_in_flight: int | None = None,
                   on_progress: ProgressCallback | None = None) -> StreamedDataset:
-    """The streamed dataset of ``recipe``; problem tasks go to ``executor`` (None: here).
-
-    The root attribute ``generation_seconds`` is the wall time from this call to the last row
-    (of this session only, when resumed).
-    """
+    """The streamed dataset of ``recipe``; problem tasks go to ``executor`` (None: here)."""
     from surrogate.fem.families.registry import get_family
 
-    started = time.perf_counter()
     progress = on_progress or (lambda done, total, description: None)
     family = get_family(recipe.family)
     params, box = parameter_draws(recipe)
@@ -124,7 +120,7 @@ def stream_family(recipe: MaxwellFamilyRecipe, executor: Executor | None = None,
                              "truth": "exact" if family.has_exact else "fem"}
     if not family.has_exact:
         attrs["truth_level"] = int(recipe.truth_level)
-    attrs["generation_seconds"] = 0.0
+        attrs["truth_order"] = int(recipe.truth_order)
     m, n_problems = recipe.points, recipe.problems
 
     def produce(start: int, block_rows: int, cache: ResultCache) -> Iterator[tuple]:
@@ -147,7 +143,6 @@ def stream_family(recipe: MaxwellFamilyRecipe, executor: Executor | None = None,
                     take = min(block_rows, held)
                     held_in, held_out, held = [a[take:]], [b[take:]], held - take
                     yield a[:take], b[:take]
-            attrs["generation_seconds"] = float(time.perf_counter() - started)
         finally:
             results.close()
 

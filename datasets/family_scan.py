@@ -37,6 +37,7 @@ class FamilyData:
     truth: str
     problem_splits: dict[str, np.ndarray]
     truth_level: int | None = None
+    truth_order: int | None = None  # None: a file from before truth_order (its truth is N0)
 
     @property
     def n_problems(self) -> int:
@@ -117,7 +118,9 @@ def scan_family(f: h5py.File, attrs: dict[str, Any], n: int, row_splits: dict[st
                             f"'family/splits/{key}' (a family is split by problem)")
     if seen.max(initial=0) > 1:
         problems.append("a problem appears in two splits of 'family/splits'")
-    level = attrs.get("truth_level")
+    level, order = attrs.get("truth_level"), attrs.get("truth_order")
+    if order is not None and not (isinstance(order, int | np.integer) and order in (1, 2)):
+        problems.append(f"family attribute 'truth_order' must be 1 or 2, got {order!r}")
     return FamilyData(
         name=name, params=params, param_names=param_names, problem_id=pid.astype(np.int64),
         sensor_values=values, sensor_names=value_names,
@@ -125,7 +128,8 @@ def scan_family(f: h5py.File, attrs: dict[str, Any], n: int, row_splits: dict[st
         boundary_points=arrays["sensors/boundary_points"],
         boundary_normals=arrays["sensors/boundary_normals"], box=arrays["box"], truth=truth,
         problem_splits={k: v.astype(np.int64) for k, v in splits.items()},
-        truth_level=int(level) if isinstance(level, int | np.integer) else None)
+        truth_level=int(level) if isinstance(level, int | np.integer) else None,
+        truth_order=int(order) if isinstance(order, int | np.integer) else None)
 
 
 __all__ = ["FamilyData", "scan_family"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from pathlib import Path
@@ -59,7 +60,9 @@ def generate_dataset(
     :func:`estimated_file_bytes`): InputError otherwise. With ``summary_path`` the JSON summary
     is written there, renamed into place together with the dataset (an interrupt never
     leaves a summary that belongs to another file). Returns the summary of the written file
-    (see :func:`dataset_summary`).
+    (see :func:`dataset_summary`) plus ``generation_seconds``, the wall time of this call (of
+    this session only when resumed); the time is kept out of the HDF5 file so that the file's
+    bytes depend on the recipe alone.
 
     Streamed kinds (``maxwell-td``, :mod:`surrogate.datasets.streaming`) run their FEM tasks on
     ``executor`` (any ``concurrent.futures.Executor``; None: this process), at most
@@ -72,6 +75,7 @@ def generate_dataset(
     from surrogate.core.output_paths import check_output_file
     from surrogate.datasets.summary import dataset_summary
 
+    started = time.perf_counter()
     kind = next((k for k, (cls, _) in RECIPE_KINDS.items() if isinstance(recipe, cls)), None)
     if kind is None:
         raise InputError(f"no generator registered for {type(recipe).__name__}")
@@ -87,7 +91,8 @@ def generate_dataset(
     summary: dict[str, Any] = {}
 
     def commit(tmp: Path, final: Path) -> None:
-        summary.update(dataset_summary(tmp, verify_hash=False), path=str(final))
+        summary.update(dataset_summary(tmp, verify_hash=False), path=str(final),
+                       generation_seconds=float(time.perf_counter() - started))
         with held_signals():  # file and summary land together
             if summary_path is None:
                 os.replace(tmp, final)

@@ -64,8 +64,9 @@ class MaxwellFamilyRecipe:
     """Samples of a problem family: ``problems`` draws μ × ``points`` points each, split by problem.
 
     ``box`` (p pairs [low, high]; None: the family's box) is the parameter box sampled with
-    ``sampler`` (sobol|lhs); ``truth_level`` is the level of the FEM truth of a family without
-    a closed form; ``n_volume``/``n_boundary`` the sensor counts.
+    ``sampler`` (sobol|lhs); ``truth_level``/``truth_order`` are the level and the Nédélec
+    order (1 = N0, 2 = complete linear) of the FEM truth of a family without a closed form
+    (:func:`surrogate.fem.families.fem_truth`); ``n_volume``/``n_boundary`` the sensor counts.
     """
 
     family: str = "radial"
@@ -74,7 +75,8 @@ class MaxwellFamilyRecipe:
     seed: int = 0
     sampler: str = "sobol"
     split: tuple[float, float, float] = (0.8, 0.1, 0.1)
-    truth_level: int = 4
+    truth_level: int = 3
+    truth_order: int = 2
     n_volume: int = 48
     n_boundary: int = 16
     box: tuple[tuple[float, float], ...] | None = None
@@ -91,6 +93,10 @@ class MaxwellFamilyRecipe:
             object.__setattr__(self, key, _number(key, getattr(self, key), int, minimum))
         if self.problems < 3:
             raise InputError(f"need at least 3 problems (one per split), got {self.problems}")
+        if not (isinstance(self.truth_order, int) and not isinstance(self.truth_order, bool)
+                and self.truth_order in (1, 2)):
+            raise InputError(f"recipe truth_order={self.truth_order!r}: expected 1 (N0) or 2 "
+                             "(complete linear)")
         if self.sampler not in SAMPLERS:
             raise InputError(f"unknown sampler {self.sampler!r}; choose one of: "
                              f"{', '.join(SAMPLERS)}")

@@ -5,7 +5,7 @@
 #   1. gen-data maxwell-family: `radial` (closed-form u, six parameters μ = (k, a, b, α, p, w))
 #      and `inclusion` (spherical inclusion in φ, FEM truth), PROBLEMS draws × POINTS points
 #      on the cylinder, split by problem 80/10/10, sensor values stored per problem;
-#   2. fit, one ResNet (eq. 5.2, learned τ) per inputs kind:
+#   2. fit, one ResNet (eq. 5.2, learned τ, SiLU σ) per inputs kind:
 #        params    (x, μ)                 the problem's parameters;
 #        fields    (x, E(s))              a learned encoding E of f, φ at 48 sensors inside
 #                                         and u × n at 16 on the wall (what a user has whose
@@ -14,19 +14,23 @@
 #                                         apart: reported as the baseline);
 #   3. evaluate: radial runs on 32 unseen problems on the unit cube (outside the training
 #      cylinder at its corners) next to N0 at levels 1–4, inclusion runs on the cylinder next
-#      to N0 at levels 1–3; errors per problem (median, p90) and the break-even count
+#      to N0 at levels 1–3 and order 2 below the truth's level (order 2 on level 3); errors
+#      per problem (median, p90) and the break-even count
 #      N* = (data generation + training) / (FEM per query − surrogate per query).
 #
 # Usage:   examples/family_maxwell.sh [OUT_DIR]            (default: family_maxwell)
 # Options (environment): PROBLEMS (default 320), POINTS (default 2000), INCL_PROBLEMS (default
-#          PROBLEMS), TRUTH_LEVEL (inclusion's FEM truth, default 4), EPOCHS_PARAMS (default
-#          16), EPOCHS_FIELDS (default 10), EPOCHS_POINTWISE (default 6), WIDTH (128), DEPTH
+#          PROBLEMS), TRUTH_LEVEL (inclusion's FEM truth, default 3), TRUTH_ORDER (its
+#          Nédélec order: 2 = complete linear, 1 = N0; default 2), EPOCHS_PARAMS (default
+#          80), EPOCHS_FIELDS (default 80), EPOCHS_POINTWISE (default 10), WIDTH (128), DEPTH
 #          (6), BATCH (2048), EVAL_PROBLEMS (32), LEVELS (radial N0 levels, default 1-4),
 #          INCL_LEVELS (default 1-3), WORKERS (gen-data processes, default 2), JOBS (runs
 #          trained at once, default 1), SEED (default 0), FAMILIES (default "radial
 #          inclusion"), INPUTS (default "params fields pointwise"), SURROGATE (the command).
-# Runtime (2 cores): a few seconds of radial data, minutes of inclusion truth at level 4,
-#          about 5–10 min of training per run, minutes of evaluation at level 4.
+# Runtime (2 cores): a few seconds of radial data, minutes of inclusion truth (order 2 at
+#          level 3, ≈ 1 s a problem), 1–13 min of training per run (80 epochs: ≈ 6 s an
+#          epoch with params, ≈ 10 s with fields), minutes of evaluation at level 4; about
+#          an hour in all.
 # Outputs:  OUT_DIR/data/{radial,inclusion}.h5, OUT_DIR/runs/<family>-<inputs>/,
 #           OUT_DIR/report/{radial,inclusion}/ (evaluation.json with break_even_queries,
 #           index.html, plots).
@@ -36,10 +40,11 @@ OUT=${1:-family_maxwell}
 PROBLEMS=${PROBLEMS:-320}
 POINTS=${POINTS:-2000}
 INCL_PROBLEMS=${INCL_PROBLEMS:-$PROBLEMS}
-TRUTH_LEVEL=${TRUTH_LEVEL:-4}
-EPOCHS_PARAMS=${EPOCHS_PARAMS:-16}
-EPOCHS_FIELDS=${EPOCHS_FIELDS:-10}
-EPOCHS_POINTWISE=${EPOCHS_POINTWISE:-6}
+TRUTH_LEVEL=${TRUTH_LEVEL:-3}
+TRUTH_ORDER=${TRUTH_ORDER:-2}
+EPOCHS_PARAMS=${EPOCHS_PARAMS:-80}
+EPOCHS_FIELDS=${EPOCHS_FIELDS:-80}
+EPOCHS_POINTWISE=${EPOCHS_POINTWISE:-10}
 WIDTH=${WIDTH:-128}
 DEPTH=${DEPTH:-6}
 BATCH=${BATCH:-2048}
@@ -61,8 +66,8 @@ for family in $FAMILIES; do
             --points "$POINTS" --seed "$SEED" -o "$OUT/data/radial.h5" --quiet
     else
         "$SURROGATE" gen-data maxwell-family --family "$family" --problems "$INCL_PROBLEMS" \
-            --points "$POINTS" --truth-level "$TRUTH_LEVEL" --workers "$WORKERS" \
-            --seed "$SEED" -o "$OUT/data/$family.h5" --quiet
+            --points "$POINTS" --truth-level "$TRUTH_LEVEL" --truth-order "$TRUTH_ORDER" \
+            --workers "$WORKERS" --seed "$SEED" -o "$OUT/data/$family.h5" --quiet
     fi
 done
 
@@ -76,7 +81,7 @@ for family in $FAMILIES; do
     for inputs in $INPUTS; do
         while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
         "$SURROGATE" fit "$OUT/data/$family.h5" --inputs "$inputs" --arch resnet \
-            --depth "$DEPTH" --width "$WIDTH" --activation tanh --tau learned --tau-init 0.5 \
+            --depth "$DEPTH" --width "$WIDTH" --activation silu --tau learned --tau-init 1 \
             --epochs "$(epochs_of "$inputs")" --batch-size "$BATCH" --lr 3e-3 --lr-min 1e-5 \
             --schedule cosine --seed "$SEED" -o "$OUT/runs/$family-$inputs" --overwrite \
             --quiet &

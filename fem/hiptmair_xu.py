@@ -6,10 +6,11 @@ B = S + G AMG(GᵀAG) Gᵀ + Π AMG(ΠᵀAΠ) Πᵀ  (additive; S = symmetric Ga
 from __future__ import annotations
 
 import numpy as np
-import pyamg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from pyamg.relaxation.relaxation import gauss_seidel
+
+from surrogate.fem.amg import smoothed_aggregation_solver
 
 
 def hx_preconditioner(A: sp.csr_matrix, G: sp.spmatrix, Pi: sp.spmatrix) -> spla.LinearOperator:
@@ -20,11 +21,11 @@ def hx_preconditioner(A: sp.csr_matrix, G: sp.spmatrix, Pi: sp.spmatrix) -> spla
     AG = sp.csr_matrix(G.T @ A @ G)
     AP = sp.csr_matrix(Pi.T @ A @ Pi)
     # drop auxiliary DOFs with no coupling (e.g. all-Dirichlet nodes)
-    mg_g = pyamg.smoothed_aggregation_solver(_regularise(AG), max_coarse=500,
+    mg_g = smoothed_aggregation_solver(_regularise(AG), max_coarse=500,
                                            coarse_solver="splu")
     nb = AP.shape[0] // 3
     Bp = np.kron(np.ones((nb, 1)), np.eye(3))  # rigid translations: near-kernel of ∇·∇
-    mg_p = pyamg.smoothed_aggregation_solver(
+    mg_p = smoothed_aggregation_solver(
         sp.bsr_matrix(_regularise(AP), blocksize=(3, 3)), B=Bp, max_coarse=500,
         coarse_solver="splu",
     )

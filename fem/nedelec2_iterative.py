@@ -20,6 +20,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from surrogate.core.errors import SolverError
+from surrogate.fem.amg import smoothed_aggregation_solver
 from surrogate.fem.hiptmair_xu import hx_preconditioner
 from surrogate.fem.nedelec2 import p2_gradient, whitney_dofs
 from surrogate.fem.solvers import SolveInfo, _aux_operators
@@ -30,12 +31,10 @@ class AmgCg:
     ``iterations`` accumulates over calls."""
 
     def __init__(self, L: sp.spmatrix, rtol: float, maxiter: int, name: str) -> None:
-        import pyamg
-
         L = sp.csr_matrix(L)
         if not np.isfinite(L.data).all():
             raise SolverError(f"the {L.shape[0]}-unknown {name} has non-finite entries")
-        self.ml = pyamg.smoothed_aggregation_solver(L, max_coarse=500, coarse_solver="splu")
+        self.ml = smoothed_aggregation_solver(L, max_coarse=500, coarse_solver="splu")
         self.L, self.rtol, self.maxiter, self.name, self.iterations = L, rtol, maxiter, name, 0
 
     def solve(self, b: np.ndarray) -> np.ndarray:
@@ -56,7 +55,6 @@ class AmgCg:
 
 def n2_preconditioner(A: sp.spmatrix, mesh) -> spla.LinearOperator:
     """B ≈ A⁻¹ for the order-2 curl–curl + mass matrix A on all DOFs (module docstring)."""
-    from pyamg import smoothed_aggregation_solver
     from pyamg.relaxation.relaxation import gauss_seidel
 
     A = sp.csr_matrix(A, dtype=float)

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from surrogate.core.errors import InputError, SolverError
+from surrogate.fem.amg import smoothed_aggregation_solver
 from surrogate.fem.discrete_operators import discrete_gradient, nodal_interpolation
 from surrogate.fem.hiptmair_xu import hx_preconditioner
 
@@ -208,7 +209,6 @@ def _krylov(method, K, rhs, prec, rtol, maxiter, name):
 
 def _block_preconditioner(A, basis_u, basis_p, Fu, Fp) -> spla.LinearOperator:
     """diag((A + M)⁻¹, L⁻¹) by one HX V-cycle and one AMG V-cycle (Greif–Schötzau 2007)."""
-    import pyamg
     from skfem import BilinearForm
     from skfem.helpers import dot, grad
 
@@ -219,7 +219,7 @@ def _block_preconditioner(A, basis_u, basis_p, Fu, Fp) -> spla.LinearOperator:
     L = sp.csr_matrix(lap[Fp][:, Fp])
     # sparse LU on the coarsest level: pyamg's default dense pinv (an SVD of up to ~1500²) costs
     # 0.5 s on an idle machine and 5-20 s under BLAS thread contention
-    amg = pyamg.smoothed_aggregation_solver(L, max_coarse=500, coarse_solver="splu")
+    amg = smoothed_aggregation_solver(L, max_coarse=500, coarse_solver="splu")
     amg = amg.aspreconditioner(cycle="V")
     nu = len(Fu)
 

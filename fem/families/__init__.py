@@ -1,8 +1,8 @@
 """Families of static Maxwell problems: a parameter box, a sampler, one Problem per draw μ.
 
 ``get_family(name)`` / ``family_names()`` (the registry), ``sensor_layout`` /
-``sensor_values`` / ``sensor_names`` (fixed sensor encodings) and ``fem_truth`` (the fine N0
-mixed solve of a family without a closed form). Names load on first use (PEP 562).
+``sensor_values`` / ``sensor_names`` (fixed sensor encodings) and ``fem_truth`` (the fine
+order-2 mixed solve of a family without a closed form). Names load on first use (PEP 562).
 """
 
 from importlib import import_module
@@ -12,7 +12,7 @@ _EXPORTS = {
     "registry": ("get_family", "family_names", "FAMILY_MODULES"),
     "family": ("Family", "SAMPLERS", "check_box", "widened"),
     "sensors": ("Sensors", "sensor_layout", "sensor_values", "sensor_names"),
-    "truth": ("fem_truth", "TRUTH_LEVEL"),
+    "truth": ("fem_truth", "TRUTH_LEVEL", "TRUTH_ORDER"),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 

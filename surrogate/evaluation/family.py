@@ -3,7 +3,7 @@
 K parameter draws μ from the run's parameter box (``--extrapolate``: the box widened by 25 %
 of its width per side) with a seed the training data did not use. Each member is evaluated on
 the test domains (a family with a closed-form u: the cube by default, any built-in domain;
-a FEM-truth family: its training domain, u_ref = the fine N0 solve ``fem_truth``) at every
+a FEM-truth family: its training domain, u_ref = the fine solve ``fem_truth``) at every
 level: the relative L² error ‖u_ref − v‖/‖u_ref‖ by quadrature of each surrogate and of
 the Nédélec baselines (N0 and order 2, best approximation and mixed solve), over the whole
 domain, inside / outside the training domain and, with an interface, near / away from it
@@ -33,6 +33,7 @@ from surrogate.evaluation.family_fem import (
     relative_errors,
 )
 from surrogate.evaluation.family_options import FamilyEvaluationOptions
+from surrogate.fem.families.truth import truth_description
 
 ProgressCallback = Callable[[int, int, str], None]
 SEED_OFFSET = 1
@@ -160,12 +161,31 @@ def draw_problems(family: Any, runs: Sequence[Any], options: FamilyEvaluationOpt
                     "method": "sobol", "problems": int(len(params))}
 
 
-def _truth_level(run: Any, levels: Sequence[int]) -> int:
-    """Level of the FEM truth: the family's default, above every evaluated level."""
+def truth_choice(run: Any, levels: Sequence[int]) -> tuple[int, int]:
+    """(order, level) of the FEM truth: the run's recorded ones (order 1 when unrecorded:
+    files before ``truth_order`` hold N0 truths), the level raised so that the truth is a
+    better space than every evaluated level of the same order and N0 ones. Order 2 on
+    level L is more accurate than N0 on level L + 1 (inclusion, cylinder: 0.034 against
+    0.088, fem/families/truth.py), so level = max(recorded, max N0 level − 1); an order-1
+    truth takes max(recorded, max level + 1). Order-2 baselines run below an order-2
+    truth's level only (:func:`order2_levels`)."""
     from surrogate.fem.families import TRUTH_LEVEL
 
-    recorded = _recorded(run, "truth_level")
-    return max(int(recorded or TRUTH_LEVEL), max(levels) + 1)
+    order = int(_recorded(run, "truth_order") or 1)
+    recorded = int(_recorded(run, "truth_level") or TRUTH_LEVEL)
+    return order, max(recorded, max(levels) - 1 if order == 2 else max(levels) + 1)
+
+
+def order2_levels(levels: Sequence[int], options: FamilyEvaluationOptions,
+                  truth: tuple[int, int] | None) -> list[int]:
+    """Levels of the order-2 baselines: ≤ ``order2_max_level``; with a FEM truth only below
+    an order-2 truth's level (none against an N0 truth: it is less accurate than them)."""
+    if 2 not in options.orders:
+        return []
+    top = options.order2_max_level
+    if truth is not None:
+        top = min(top, truth[1] - 1) if truth[0] == 2 else 0
+    return [level for level in levels if level <= top]
 
 
 def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvaluationOptions,
@@ -191,8 +211,8 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
                   for d in domains for lv in levels}
     rng = np.random.default_rng(draw["seed"])
     probes = {d.name: d.sample(options.probes, rng) for d in domains}
-    truth_level = None if family.has_exact else _truth_level(runs[0], levels)
-    notes = _notes(family, options, truth_level)
+    truth = None if family.has_exact else truth_choice(runs[0], levels)
+    notes = _notes(family, options, levels, truth)
     first = family.problem(params[0])
     for p in predictors:  # pay torch's lazy start outside the timings
         p(np.full((4, 3), 0.5), first)
@@ -206,51 +226,55 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
                                                   f"{domain.name}")
             record["domains"][domain.name] = _problem_on_domain(
                 problem, family, domain.name, levels, geometries, probes[domain.name],
-                predictors, options, truth_level)
+                predictors, options, truth)
         problems.append(record)
     progress(total, total, "done")
     return FamilyEvaluation(
         family=family.name,
-        truth="exact" if family.has_exact else f"N0 mixed solve on level {truth_level}",
+        truth="exact" if truth is None else truth_description(*truth, family.training_domain),
         options=options, params=params, draw=draw,
         runs={label: run_facts(run) for label, run in zip(labels, runs, strict=True)},
         problems=problems, notes=notes, inference_device=device_description(device))
 
 
-def _notes(family: Any, options: FamilyEvaluationOptions, truth_level: int | None) -> list[str]:
+def _notes(family: Any, options: FamilyEvaluationOptions, levels: Sequence[int],
+           truth: tuple[int, int] | None) -> list[str]:
     notes = ["FEM time per query = basis + assembly + solve (mesh → u_h); the probe query "
              "pays the same FEM time (the FEM solves the whole problem)"]
-    if 2 in options.orders and family.has_exact:
+    order2 = order2_levels(levels, options, truth)
+    if 2 in options.orders and truth is None:
         notes.append(f"order-2 Nédélec runs on levels ≤ {options.order2_max_level}")
-    if 2 in options.orders and not family.has_exact:
-        notes.append(f"family {family.name!r} has no exact boundary data for the order-2 "
-                     "space: only N0 is compared")
-    if truth_level is not None:
-        notes.append(f"u_ref = the N0 mixed solve on level {truth_level} of "
-                     f"{family.training_domain}")
+    elif 2 in options.orders and order2:
+        notes.append(f"order-2 Nédélec runs on levels ≤ {max(order2)} (below the truth's "
+                     "level; u × n = 0 is exact boundary data for it)")
+    elif 2 in options.orders:
+        why = "an N0 truth cannot judge" if truth[0] == 1 else "no level below the truth for"
+        notes.append(f"family {family.name!r}: {why} the order-2 space: only N0 is compared")
+    if truth is not None:
+        notes.append(f"u_ref = the {truth_description(*truth, family.training_domain)}")
     return notes
 
 
 def _problem_on_domain(problem: Any, family: Any, domain: str, levels: Sequence[int],
                        geometries: dict[tuple[str, int], Any], probe_points: np.ndarray,
                        predictors: Sequence[FamilyPredictor], options: FamilyEvaluationOptions,
-                       truth_level: int | None) -> dict[str, Any]:
+                       truth: tuple[int, int] | None) -> dict[str, Any]:
     """Level records of one problem on one domain, and the surrogates' query times."""
-    truth = None
-    if truth_level is not None:
+    truth_solution = None
+    if truth is not None:
         from surrogate.fem.families import fem_truth
 
-        truth = fem_truth(problem, domain, truth_level)
-    orders = [o for o in options.orders if o == 1 or family.has_exact]
+        truth_solution = fem_truth(problem, domain, truth[1], order=truth[0])
+    order2 = order2_levels(levels, options, truth)
     out_levels = []
     for level in levels:
         geometry = geometries[(domain, level)]
-        ref = reference(problem, geometry, truth)
+        ref = reference(problem, geometry, truth_solution)
         record: dict[str, Any] = {**geometry.facts(), "fem": {}, "runs": {}}
         for method in fem_methods(family.has_exact):
             record["fem"][method] = {}
-            for order in orders:
-                if order == 2 and level > options.order2_max_level:
+            for order in options.orders:
+                if order == 2 and level not in order2:
                     continue
                 solution, seconds = fem_solution(geometry.mesh, problem, method, order,
                                                  options.solver, family, domain, level)
@@ -312,4 +336,4 @@ def measure_family(runs: Sequence[Any], family: Any, options: FamilyEvaluationOp
 
 __all__ = ["FamilyEvaluation", "FamilyPredictor", "SEED_OFFSET", "draw_problems",
            "evaluate_family_runs", "family_of_runs", "load_family_runs", "measure_family",
-           "run_facts"]
+           "order2_levels", "run_facts", "truth_choice"]

@@ -84,9 +84,24 @@ class Softplus(Activation):
         return torch.sigmoid(z)
 
 
+class SiLU(Activation):
+    """σ(y) = y sigmoid(y) (swish); σ'(y) = s (1 + y (1 − s)) with s = sigmoid(y)."""
+
+    def forward(self, z: Tensor) -> Tensor:
+        return F.silu(z)
+
+    def derivative(self, z: Tensor) -> Tensor:
+        s = torch.sigmoid(z)
+        return s * (1.0 + z * (1.0 - s))
+
+    def value_and_derivative(self, z: Tensor) -> tuple[Tensor, Tensor]:
+        s = torch.sigmoid(z)
+        return z * s, s * (1.0 + z * (1.0 - s))
+
+
 #: ``activation`` name -> class, in the order of ``ACTIVATION_NAMES`` (the configs' choices).
 ACTIVATIONS: dict[str, type[Activation]] = dict(
-    zip(ACTIVATION_NAMES, (SmoothReLU, ReLU, Tanh, Softplus), strict=True))
+    zip(ACTIVATION_NAMES, (SmoothReLU, ReLU, Tanh, Softplus, SiLU), strict=True))
 
 
 def make_activation(name: str) -> Activation:
@@ -94,5 +109,5 @@ def make_activation(name: str) -> Activation:
     return ACTIVATIONS[name]()
 
 
-__all__ = ["Activation", "SmoothReLU", "ReLU", "Tanh", "Softplus", "SMOOTH_RELU_ETA",
+__all__ = ["Activation", "SmoothReLU", "ReLU", "Tanh", "Softplus", "SiLU", "SMOOTH_RELU_ETA",
            "ACTIVATIONS", "make_activation"]

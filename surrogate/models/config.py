@@ -21,7 +21,7 @@ from surrogate.core.errors import InputError
 from surrogate.core.typed_config import TypedConfig, setting
 
 HORIZON_MODES = ("penalty", "exact")
-ACTIVATION_NAMES = ("smooth-relu", "relu", "tanh", "softplus")
+ACTIVATION_NAMES = ("smooth-relu", "relu", "tanh", "softplus", "silu")
 INPUT_KINDS = ("pointwise", "params", "fields")
 MODEL, STEPS, FAMILY = "Model", "Steps (τ)", "Family inputs"
 POINT_COLUMNS = 3

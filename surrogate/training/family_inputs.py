@@ -24,7 +24,10 @@ e.g. from ``surrogate.fem.families.sensor_values``. Torch-free.
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -113,20 +116,41 @@ def training_dataset(dataset: Any, kind: str) -> Any:
     return replace(dataset, inputs=rows, input_names=family_input_names(kind, dataset))
 
 
+def summary_generation_seconds(dataset: Any) -> float | None:
+    """``generation_seconds`` of the JSON summary ``<data>.json`` written with the dataset,
+    when that summary exists and belongs to this file (same content hash); None otherwise."""
+    path = getattr(dataset, "path", None)
+    if path is None:
+        return None
+    summary = Path(path).with_name(Path(path).name + ".json")
+    try:
+        facts = json.loads(summary.read_text())
+    except (OSError, ValueError):
+        return None
+    seconds = facts.get("generation_seconds") if isinstance(facts, dict) else None
+    if facts.get("content_hash") != dataset.content_hash or \
+            not isinstance(seconds, int | float) or not math.isfinite(seconds):
+        return None
+    return float(seconds)
+
+
 def family_record(dataset: Any) -> dict[str, Any]:
     """The family part of a run's dataset section (empty for single-problem datasets):
     family name, parameter names and box, sensor layout (points, normals, value names), truth
-    (and its level), the problem count and the data generation seconds."""
+    (and its level and order), the problem count and the data generation seconds."""
     if not is_family(dataset):
         return {}
     family = dataset.family
-    seconds = getattr(dataset, "attrs", {}).get("generation_seconds")
+    seconds = getattr(dataset, "attrs", {}).get("generation_seconds")  # files before 0.1.0
+    if seconds is None:
+        seconds = summary_generation_seconds(dataset)
     return {
         "family": str(family.name),
         "param_names": [str(n) for n in family.param_names],
         "param_box": np.asarray(family.box, dtype=np.float64).tolist(),
         "truth": str(getattr(family, "truth", "exact")),
         "truth_level": getattr(family, "truth_level", None),
+        "truth_order": getattr(family, "truth_order", None),
         "sensors": {
             "volume_points": np.asarray(family.volume_points, np.float64).tolist(),
             "boundary_points": np.asarray(family.boundary_points, np.float64).tolist(),
@@ -139,4 +163,4 @@ def family_record(dataset: Any) -> dict[str, Any]:
 
 
 __all__ = ["network_inputs", "family_rows", "family_input_names", "training_dataset",
-           "family_record", "is_family", "POINT_NAMES"]
+           "family_record", "summary_generation_seconds", "is_family", "POINT_NAMES"]

@@ -20,7 +20,8 @@ from surrogate.fem.families import fem_truth, get_family, sensor_layout, sensor_
 def radial_file(tmp_path):
     recipe = MaxwellFamilyRecipe(family="radial", problems=10, points=50, seed=3)
     path = tmp_path / "radial.h5"
-    generate_dataset(recipe, path)
+    summary = generate_dataset(recipe, path)
+    assert summary["generation_seconds"] > 0
     return path, recipe
 
 
@@ -30,7 +31,7 @@ def test_radial_rows_are_the_exact_fields_of_their_problems(radial_file):
     fam = ds.family
     assert ds.is_family and ds.version == FORMAT_VERSION == 2 and fam.name == "radial"
     assert ds.problem == "maxwell-family" and ds.domain == "cylinder" and fam.truth == "exact"
-    assert ds.attrs["generation_seconds"] > 0
+    assert "generation_seconds" not in ds.attrs  # measured time: in the JSON summary only
     family = get_family("radial")
     assert fam.param_names == family.param_names and fam.params.shape == (10, 6)
     np.testing.assert_array_equal(fam.box, family.box)
@@ -82,21 +83,35 @@ def test_version_1_files_still_read(small_file):
     assert ds.version == 1 and ds.family is None and not ds.is_family
 
 
-def test_inclusion_rows_are_the_fem_truth_at_the_points(tmp_path):
+@pytest.mark.parametrize("order", [2, 1])
+def test_inclusion_rows_are_the_fem_truth_at_the_points(tmp_path, order):
     recipe = MaxwellFamilyRecipe(family="inclusion", problems=3, points=40, seed=1,
-                                 truth_level=1)
+                                 truth_level=1, truth_order=order)
     path = tmp_path / "incl.h5"
     generate_dataset(recipe, path)
+    with h5py.File(path, "r") as f:
+        assert (f.attrs["truth_level"], f.attrs["truth_order"]) == (1, order)
     ds = read_dataset(path)
     assert ds.family.truth == "fem" and ds.family.truth_level == 1
+    assert ds.family.truth_order == order
     family = get_family("inclusion")
     for i, mu in enumerate(ds.family.params):
         rows = ds.family.problem_id == i
-        truth = fem_truth(family.problem(mu), "cylinder", 1)
+        truth = fem_truth(family.problem(mu), "cylinder", 1, order=order)
+        assert truth.ndofs == (496 if order == 2 else 248)  # 248 edges of cylinder level 1
         np.testing.assert_allclose(ds.targets[rows], truth.values_at(ds.inputs[rows, :3]),
                                    rtol=1e-12, atol=1e-14)
     assert np.abs(ds.targets).max() > 1e-3
     assert np.all(ds.family.sensor_values[:, -48:] == 0)  # u × n = 0 on the wall
+    with h5py.File(path, "r+") as f:  # a file from before truth_order (its truth is N0)
+        del f.attrs["truth_order"]
+    assert read_dataset(path).family.truth_order is None
+
+
+def test_radial_files_record_no_truth_order(radial_file):
+    with h5py.File(radial_file[0], "r") as f:
+        assert "truth_order" not in f.attrs and "truth_level" not in f.attrs
+    assert read_dataset(radial_file[0]).family.truth_order is None
 
 
 @pytest.mark.parametrize("values, message", [
@@ -106,6 +121,8 @@ def test_inclusion_rows_are_the_fem_truth_at_the_points(tmp_path):
     ({"box": [[1, 1]] + [[0, 1]] * 5}, "empty or inverted for k"),
     ({"box": [[0, 1]]}, "box must have shape"),
     ({"sampler": "grid"}, "unknown sampler 'grid'"),
+    ({"truth_order": 3}, r"truth_order=3: expected 1 \(N0\) or 2"),
+    ({"truth_order": True}, "truth_order=True"),
 ])
 def test_bad_recipes_are_input_errors(values, message):
     with pytest.raises(InputError, match=message):

@@ -130,3 +130,48 @@ def test_options_refuse_bad_values():
     resolved = FamilyEvaluationOptions().resolved(inclusion)
     assert resolved.domains == ("cylinder",) and resolved.levels == (1, 2, 3)
     assert FamilyEvaluationOptions(extrapolate=True).widen == 0.25
+
+
+class ZeroRun(ScaledExact):
+    """A stand-in run of a FEM-truth family that predicts u = 0 (relative error 1 exactly)."""
+
+    def __init__(self, family, **dataset):
+        super().__init__(family, 0.0)
+        self.dataset.update(dataset)
+
+    def predict(self, rows, batch_size=None):
+        return np.zeros((len(rows), 3))
+
+
+def test_truth_choice_follows_the_recorded_order_and_level():
+    from surrogate.evaluation.family import order2_levels, truth_choice
+
+    run = SimpleNamespace
+    new = run(dataset={"truth_order": 2, "truth_level": 3})
+    assert truth_choice(new, [1, 2, 3]) == (2, 3)
+    assert truth_choice(new, [1, 2, 3, 4]) == (2, 3)  # N0 L4 judged by order 2 on L3
+    assert truth_choice(new, [1, 5]) == (2, 4)
+    old = run(dataset={"truth_level": 4, "recipe": {"truth_level": 4}})  # no order: N0 files
+    assert truth_choice(old, [1, 2, 3]) == (1, 4) and truth_choice(old, [4]) == (1, 5)
+    in_recipe = run(dataset={"recipe": {"truth_level": 2, "truth_order": 2}})
+    assert truth_choice(in_recipe, [1, 2]) == (2, 2)
+    options = FamilyEvaluationOptions()
+    assert order2_levels([1, 2, 3], options, (2, 3)) == [1, 2]
+    assert order2_levels([1, 2, 3], options, (1, 4)) == []
+    assert order2_levels([1, 2, 3, 4], options, None) == [1, 2, 3]
+    assert order2_levels([1, 2], FamilyEvaluationOptions(orders=(1,)), (2, 3)) == []
+
+
+def test_inclusion_is_judged_by_its_order_2_truth_with_both_orders():
+    family = get_family("inclusion")
+    run = ZeroRun(family, truth_level=2, truth_order=2)
+    options = FamilyEvaluationOptions(problems=1, levels=(1,), repeats=1, probes=5)
+    evaluation = evaluate_family_runs([run], family, options, labels=["zero"])
+    assert evaluation.truth == "order-2 mixed solve on level 2 of cylinder"
+    assert "u_ref = the order-2 mixed solve on level 2 of cylinder" in evaluation.notes
+    [level] = evaluation.problems[0]["domains"]["cylinder"]["levels"]
+    assert set(level["fem"]) == {"solve"} and set(level["fem"]["solve"]) == {"1", "2"}
+    n0, n2 = (level["fem"]["solve"][k]["relative_error"] for k in ("1", "2"))
+    assert n2 < 0.9 * n0 < 0.9
+    assert level["fem"]["solve"]["2"]["ndofs"] == 2 * level["fem"]["solve"]["1"]["ndofs"]
+    assert level["runs"]["zero"]["relative_error"] == pytest.approx(1.0, rel=1e-12)

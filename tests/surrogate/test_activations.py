@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from surrogate.models.activations import ReLU, SmoothReLU, Softplus, Tanh
+from surrogate.models.activations import ReLU, SiLU, SmoothReLU, Softplus, Tanh
 
 
 def test_smooth_relu_matches_piecewise_definition():
@@ -15,7 +15,7 @@ def test_smooth_relu_matches_piecewise_definition():
     torch.testing.assert_close(SmoothReLU(eta)(y), want, rtol=1e-12, atol=1e-18)
 
 
-@pytest.mark.parametrize("act", [SmoothReLU(), ReLU(), Tanh(), Softplus()])
+@pytest.mark.parametrize("act", [SmoothReLU(), ReLU(), Tanh(), Softplus(), SiLU()])
 def test_derivative_matches_autograd(act):
     z = torch.cat([torch.linspace(-3, 3, 101), torch.linspace(-3e-4, 3e-4, 101)]).double()
     z = z[z != 0].requires_grad_(True)

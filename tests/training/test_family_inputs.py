@@ -1,5 +1,6 @@
 """Rows of a family dataset per inputs kind, and fits of families (params, fields)."""
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -122,6 +123,23 @@ def test_family_record_holds_what_evaluation_rebuilds():
     np.testing.assert_array_equal(record["sensors"]["boundary_normals"],
                                   sensors.boundary_normals)
     assert len(record["sensors"]["names"]) == 4 * 3 + 4 + 2 * 3
+
+
+def test_generation_seconds_come_from_the_summary_of_the_same_file(tmp_path):
+    from dataclasses import replace
+
+    dataset, _ = radial_dataset()
+    dataset = replace(dataset, path=tmp_path / "radial.h5", attrs={})
+    summary = tmp_path / "radial.h5.json"
+    assert family_record(dataset)["generation_seconds"] is None  # no summary
+    summary.write_text(json.dumps({"content_hash": dataset.content_hash,
+                                   "generation_seconds": 2.25}))
+    assert family_record(dataset)["generation_seconds"] == 2.25
+    summary.write_text(json.dumps({"content_hash": "sha256:" + "1" * 64,
+                                   "generation_seconds": 2.25}))
+    assert family_record(dataset)["generation_seconds"] is None  # another file's summary
+    summary.write_text("{not json")
+    assert family_record(dataset)["generation_seconds"] is None
 
 
 @pytest.mark.parametrize("kind", ["params", "fields"])
