@@ -23,8 +23,10 @@ QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress, n
 
 
 def summary_path(out: Path) -> Path:
-    """The JSON summary written next to a dataset: ``<out>.json``."""
-    return out.with_name(out.name + ".json")
+    """The JSON summary next to a dataset (``surrogate.datasets.format.summary_path``)."""
+    from surrogate.datasets.format import summary_path as next_to
+
+    return next_to(out)
 
 
 def resolve_recipe(recipe_type: type, recipe: Path | None, flags: dict[str, Any]) -> Any:

@@ -85,6 +85,7 @@ class MaxwellFamilyRecipe:
     def __post_init__(self) -> None:
         from surrogate.fem.families.family import SAMPLERS, check_box
         from surrogate.fem.families.registry import get_family
+        from surrogate.fem.families.truth import check_truth_order
 
         family = get_family(self.family)
         object.__setattr__(self, "split", parse_split(self.split))
@@ -93,10 +94,11 @@ class MaxwellFamilyRecipe:
             object.__setattr__(self, key, _number(key, getattr(self, key), int, minimum))
         if self.problems < 3:
             raise InputError(f"need at least 3 problems (one per split), got {self.problems}")
-        if not (isinstance(self.truth_order, int) and not isinstance(self.truth_order, bool)
-                and self.truth_order in (1, 2)):
+        try:
+            check_truth_order(self.truth_order)
+        except InputError:
             raise InputError(f"recipe truth_order={self.truth_order!r}: expected 1 (N0) or 2 "
-                             "(complete linear)")
+                             "(complete linear)") from None
         if self.sampler not in SAMPLERS:
             raise InputError(f"unknown sampler {self.sampler!r}; choose one of: "
                              f"{', '.join(SAMPLERS)}")

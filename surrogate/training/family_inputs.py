@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -119,17 +118,20 @@ def training_dataset(dataset: Any, kind: str) -> Any:
 def summary_generation_seconds(dataset: Any) -> float | None:
     """``generation_seconds`` of the JSON summary ``<data>.json`` written with the dataset,
     when that summary exists and belongs to this file (same content hash); None otherwise."""
+    from surrogate.datasets.format import summary_path
+
     path = getattr(dataset, "path", None)
     if path is None:
         return None
-    summary = Path(path).with_name(Path(path).name + ".json")
     try:
-        facts = json.loads(summary.read_text())
+        facts = json.loads(summary_path(path).read_text())
     except (OSError, ValueError):
         return None
-    seconds = facts.get("generation_seconds") if isinstance(facts, dict) else None
-    if facts.get("content_hash") != dataset.content_hash or \
-            not isinstance(seconds, int | float) or not math.isfinite(seconds):
+    if not isinstance(facts, dict) or facts.get("content_hash") != dataset.content_hash:
+        return None
+    seconds = facts.get("generation_seconds")
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or \
+            not math.isfinite(seconds):
         return None
     return float(seconds)
 
