@@ -140,6 +140,8 @@ def test_generation_seconds_come_from_the_summary_of_the_same_file(tmp_path):
     assert family_record(dataset)["generation_seconds"] is None  # another file's summary
     summary.write_text("{not json")
     assert family_record(dataset)["generation_seconds"] is None
+    summary.write_text("[1, 2]")  # valid JSON, not a summary
+    assert family_record(dataset)["generation_seconds"] is None
 
 
 @pytest.mark.parametrize("kind", ["params", "fields"])
