@@ -6,12 +6,14 @@ mixed solves (eq. 7.1, u × n = 0) of N0 on ``--n0-levels`` (1 2 3) and of order
 and as medians: the relative L² difference ‖u_h − u_ref‖/‖u_ref‖ of each solve to the reference
 (on the reference's mesh, :func:`surrogate.fem.families.truth.l2_difference`), the observed
 rates log₂(e_L / e_{L+1}) between successive levels of one order, the truth's own estimated
-error (the truth = order 2 on ``--truth-level``, 3: its difference to the reference) and the
-ratio "N0 on the truth level / truth error", which the issue wants ≥ 4. Seconds per solve
-(assembly + solve, the mesh built beforehand), thread settings and the load average.
+error (the truth = order 2 on ``--truth-level``, 3: its difference to the reference) and, per
+FEM solve it judges (N0 up to its level, order 2 below it), the ratio "judged error / truth
+error", whose smallest value the issue wants ≥ 4 (``ratio_ok``: on every problem). Seconds
+per solve (assembly + solve, the mesh built beforehand), thread settings and the load average.
 
 Prints one JSON object. Run: OMP_NUM_THREADS=1 python benchmarks/inclusion_truth.py
-[--problems 3] [--seed 11] [--reference-level 4]   (≈ 20 s per problem on one thread)
+[--problems 3] [--seed 11] [--reference-level 4]   (≈ 20 s per problem on one thread;
+``--n2-levels 2 3 4 --truth-level 4 --reference-level 5``: ≈ 3 min and 10 GB per problem)
 """
 
 from __future__ import annotations
@@ -26,8 +28,6 @@ import time
 from surrogate.core.thread_settings import thread_settings
 
 REQUIRED_RATIO = 4.0  # the truth must be at least this many times below the errors it judges
-
-
 
 
 def _label(order: int, level: int) -> str:
@@ -64,13 +64,21 @@ def study_problem(problem, args: argparse.Namespace) -> dict:
         diff, norm = l2_difference(solution, reference)
         errors[_label(order, level)] = diff / norm
     truth = errors[_label(2, args.truth_level)]
-    judged = errors.get(_label(1, args.truth_level))
+    judged = {name: errors[name] / truth for name in _judged(args)}
     return {"mu": [float(v) for v in problem.params],
             "relative_l2_vs_reference": errors,
             "rates": {**_rates(errors, 1, args.n0_levels), **_rates(errors, 2, args.n2_levels)},
             "truth_error": truth,
-            "n0_at_truth_level_over_truth_error": None if judged is None else judged / truth,
+            "judged_over_truth_error": judged,
+            "smallest_judged_over_truth_error": min(judged.values(), default=None),
             "seconds": seconds}
+
+
+def _judged(args: argparse.Namespace) -> list[str]:
+    """The solves the truth judges: N0 on ``--n0-levels`` up to the truth's level, order 2
+    below it (``surrogate evaluate`` runs order 2 below the truth's level only)."""
+    return ([_label(1, lv) for lv in args.n0_levels if lv <= args.truth_level]
+            + [_label(2, lv) for lv in args.n2_levels if lv < args.truth_level])
 
 
 def _medians(rows: list[dict], key: str) -> dict[str, float]:
@@ -95,7 +103,7 @@ def main() -> None:
     family = get_family("inclusion")
     rows = [study_problem(family.problem(mu), args)
             for mu in family.sample(args.problems, args.seed)]
-    ratios = [r["n0_at_truth_level_over_truth_error"] for r in rows]
+    ratios = [r["smallest_judged_over_truth_error"] for r in rows]
     median_ratio = None if None in ratios else statistics.median(ratios)
     result = {
         "benchmark": "inclusion_truth.order2-truth-vs-reference",
@@ -105,7 +113,7 @@ def main() -> None:
         "median": {"relative_l2_vs_reference": _medians(rows, "relative_l2_vs_reference"),
                    "rates": _medians(rows, "rates"),
                    "truth_error": statistics.median(r["truth_error"] for r in rows),
-                   "n0_at_truth_level_over_truth_error": median_ratio,
+                   "smallest_judged_over_truth_error": median_ratio,
                    "seconds": _medians(rows, "seconds")},
         "required_ratio": REQUIRED_RATIO,
         "ratio_ok": None if median_ratio is None else bool(min(ratios) >= REQUIRED_RATIO),

@@ -44,6 +44,7 @@ from surrogate.cli.evaluate_options import (
     SliceOpt,
     SolverChoice,
     SolverOpt,
+    TruthLevelOpt,
     VtkEveryOpt,
     VtkOpt,
     family_options,
@@ -147,6 +148,7 @@ def evaluate(
     vtk_every: VtkEveryOpt = None,
     problems: ProblemsOpt = None,
     extrapolate: ExtrapolateOpt = False,
+    truth_level: TruthLevelOpt = None,
 ) -> None:
     """L² errors and timings of surrogates vs Nédélec FEM of orders 1 and 2 on test domains.
 
@@ -175,7 +177,7 @@ def evaluate(
         def make_options() -> Any:
             return family_options(problems=problems, extrapolate=extrapolate, domain=domain,
                                   levels=levels if given else None, solver=solver,
-                                  intorder=intorder, device=device)
+                                  intorder=intorder, device=device, truth_level=truth_level)
     elif kind == "sequence":
         def make_options() -> Any:
             return sequence_options(

@@ -96,12 +96,16 @@ ProblemsOpt = Annotated[int | None, typer.Option(
 ExtrapolateOpt = Annotated[bool, typer.Option(
     "--extrapolate", help="Family runs: draw the unseen problems from the parameter box "
     "widened by 25 % of its width per side.")]
+TruthLevelOpt = Annotated[int | None, typer.Option(
+    "--truth-level", min=1, help="Family runs without a closed form: mesh level of the FEM truth "
+    "that judges every error (finer than the data's truth: its error is smaller). "
+    "\\[default: the data's truth level]")]
 
 POINTWISE_ONLY = ("domain", "levels", "fem", "fem_order", "solver", "slice_", "problem",
                   "intorder")
 SEQUENCE_ONLY = ("data", "set_", "horizon_factor", "fresh", "max_sequences", "material_seed",
                  "material_range", "sample", "vtk_every")
-FAMILY_ONLY = ("problems", "extrapolate")
+FAMILY_ONLY = ("problems", "extrapolate", "truth_level")
 NOT_FAMILY = ("fem", "fem_order", "slice_", "problem", "vtk")
 """Options of single-problem runs that a family evaluation refuses."""
 
@@ -126,7 +130,8 @@ def pointwise_options(*, domain: list[str] | None = None, levels: str = "1-4",
 def family_options(*, problems: int | None = None, extrapolate: bool = False,
                    domain: list[str] | None = None, levels: str | None = None,
                    solver: SolverChoice = SolverChoice.auto, intorder: int = 4,
-                   device: DeviceChoice = DeviceChoice.cpu) -> Any:
+                   device: DeviceChoice = DeviceChoice.cpu,
+                   truth_level: int | None = None) -> Any:
     """The typed options of a family evaluation (None -> the family's defaults)."""
     from surrogate.cli.common import parse_levels
     from surrogate.evaluation.family_options import FamilyEvaluationOptions
@@ -135,7 +140,7 @@ def family_options(*, problems: int | None = None, extrapolate: bool = False,
         problems=32 if problems is None else problems, extrapolate=extrapolate,
         domains=tuple(dict.fromkeys(domain)) if domain else None,
         levels=tuple(parse_levels(levels)) if levels else None, solver=solver.value,
-        intorder=intorder, device=device.value)
+        intorder=intorder, device=device.value, truth_level=truth_level)
 
 
 def sequence_options(*, set_: list[SetChoice] | None = None,
@@ -156,5 +161,5 @@ def sequence_options(*, set_: list[SetChoice] | None = None,
 
 
 __all__ = ["FAMILY_ONLY", "NOT_FAMILY", "POINTWISE_ONLY", "SEQUENCE_ONLY", "DeviceChoice",
-           "FemBaseline", "SetChoice", "SolverChoice", "family_options", "pointwise_options",
-           "sequence_options"]
+           "FemBaseline", "SetChoice", "SolverChoice", "TruthLevelOpt", "family_options",
+           "pointwise_options", "sequence_options"]

@@ -72,10 +72,19 @@ def _print_break_even(result: dict[str, Any], domain: str) -> None:
             m = q["median_problem"]
             console.print(
                 f"  {label}, {q.get('what', kind)}, error {_pct(m['surrogate_error'])}: "
-                f"{m['text']}; over the problems: median {_num(q['n_star']['median'], '.4g')}"
-                f", p90 {_num(q['n_star']['p90'], '.4g')}, never on "
+                f"{m['text']}; over all problems: median {_all_median(q)} (never = ∞); over "
+                f"those that break even: median {_num(q['n_star']['median'], '.4g')}, p90 "
+                f"{_num(q['n_star']['p90'], '.4g')}; never on "
                 f"{q['problems_never_break_even']}/{len(q['per_problem'])}", highlight=False,
                 markup=False)
+
+
+def _all_median(query: dict[str, Any]) -> str:
+    """The median N* over all problems (never = ∞) as text; "never" when it is infinite."""
+    if "n_star_median_all" not in query:  # evaluation.json written before this field
+        return "–"
+    value = query["n_star_median_all"]
+    return "never" if value is None else _num(value, ".4g")
 
 
 __all__ = ["print_family_tables"]

@@ -63,7 +63,7 @@ RUNS: dict[str, tuple[list[str], dict[str, object]]] = {
     "family_maxwell": (_bash("family_maxwell.sh"), {
         "FAMILIES": "radial", "INPUTS": "params fields", "PROBLEMS": 10, "POINTS": 30,
         "EPOCHS_PARAMS": 1, "EPOCHS_FIELDS": 1, "WIDTH": 8, "DEPTH": 2, "BATCH": 64,
-        "EVAL_PROBLEMS": 2, "LEVELS": "1-1"}),
+        "BATCH_PARAMS": 32, "EVAL_PROBLEMS": 2, "LEVELS": "1-1"}),
     "pruning_demo": ([sys.executable, str(EXAMPLES / "pruning_demo.py"), "--out"], {}),
 }
 PRUNING_ARGS = ["--epochs", "30", "--points", "400", "--prune-every", "0"]
@@ -194,6 +194,7 @@ def test_family_maxwell(example_runs):
     for inputs in ("params", "fields"):
         config = json.loads((out / "runs" / f"radial-{inputs}" / "config.json").read_text())
         assert config["model"]["inputs"] == inputs and config["dataset"]["family"] == "radial"
+        assert config["train"]["batch_size"] == {"params": 32, "fields": 64}[inputs]
     report = out / "report" / "radial"
     assert (report / "index.html").is_file() and (report / "evaluation.json").is_file()
 

@@ -161,9 +161,11 @@ def draw_problems(family: Any, runs: Sequence[Any], options: FamilyEvaluationOpt
                     "method": "sobol", "problems": int(len(params))}
 
 
-def truth_choice(run: Any, levels: Sequence[int]) -> tuple[int, int]:
+def truth_choice(run: Any, levels: Sequence[int], requested: int | None = None
+                 ) -> tuple[int, int]:
     """(order, level) of the FEM truth: the run's recorded ones (order 1 when unrecorded:
-    files before ``truth_order`` hold N0 truths), the level raised so that the truth is a
+    files before ``truth_order`` hold N0 truths; ``requested`` replaces the recorded level,
+    ``--truth-level``), the level raised so that the truth is a
     better space than every evaluated level of the same order and N0 ones. Order 2 on
     level L is more accurate than N0 on level L + 1 (inclusion, cylinder: 0.034 against
     0.088, fem/families/truth.py), so level = max(recorded, max N0 level − 1); an order-1
@@ -172,7 +174,7 @@ def truth_choice(run: Any, levels: Sequence[int]) -> tuple[int, int]:
     from surrogate.fem.families import TRUTH_LEVEL
 
     order = int(_recorded(run, "truth_order") or 1)
-    recorded = int(_recorded(run, "truth_level") or TRUTH_LEVEL)
+    recorded = int(requested or _recorded(run, "truth_level") or TRUTH_LEVEL)
     return order, max(recorded, max(levels) - 1 if order == 2 else max(levels) + 1)
 
 
@@ -211,7 +213,7 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
                   for d in domains for lv in levels}
     rng = np.random.default_rng(draw["seed"])
     probes = {d.name: d.sample(options.probes, rng) for d in domains}
-    truth = None if family.has_exact else truth_choice(runs[0], levels)
+    truth = None if family.has_exact else truth_choice(runs[0], levels, options.truth_level)
     notes = _notes(family, options, levels, truth)
     first = family.problem(params[0])
     for p in predictors:  # pay torch's lazy start outside the timings

@@ -34,6 +34,15 @@ def distribution(values: Sequence[float | None]) -> dict[str, Any]:
             "mean": float(finite.mean()), "max": float(finite.max()), "count": int(finite.size)}
 
 
+def median_counting_never(n_stars: Sequence[float | None]) -> float | None:
+    """Median N* over all problems, a problem that never breaks even (None) counted as +∞;
+    None when that median is infinite (half the problems or more never break even)."""
+    if not n_stars:
+        return None
+    median = float(np.median([math.inf if n is None else float(n) for n in n_stars]))
+    return median if math.isfinite(median) else None
+
+
 def median_index(values: Sequence[float]) -> int:
     """Index of the median entry (the lower median for an even count)."""
     order = np.argsort(np.asarray(values, dtype=float), kind="stable")
@@ -100,7 +109,8 @@ def break_even_table(candidates_per_problem: Sequence[Sequence[FemCandidate]],
     ``candidates_per_problem[k]``: the mixed solves of problem k; ``surrogate_errors[k]``: the
     surrogate's relative L² error there; ``surrogate_seconds[kind][k]``: its time per query
     of each kind in :data:`QUERY_KINDS`. The median problem is the one with the median
-    surrogate error (lower median for an even count).
+    surrogate error (lower median for an even count). ``n_star`` is the distribution over the
+    problems that break even; ``n_star_median_all`` the median over all, never = +∞.
     """
     generation = float(generation_seconds) if generation_seconds is not None else None
     training = float(train_seconds) if train_seconds is not None else None
@@ -128,6 +138,7 @@ def break_even_table(candidates_per_problem: Sequence[Sequence[FemCandidate]],
             "median_problem": median_entry,
             "per_problem": per_problem,
             "n_star": distribution(n_stars),
+            "n_star_median_all": median_counting_never(n_stars),
             "problems_never_break_even": never,
             "fem_seconds": distribution([e["fem_seconds"] for e in per_problem]),
             "surrogate_seconds": distribution(list(seconds)),
@@ -141,4 +152,4 @@ def candidate_dict(candidate: FemCandidate) -> dict[str, Any]:
 
 
 __all__ = ["QUERY_KINDS", "break_even", "break_even_table", "candidate_dict", "describe",
-           "distribution", "median_index", "problem_break_even"]
+           "distribution", "median_counting_never", "median_index", "problem_break_even"]

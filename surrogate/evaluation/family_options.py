@@ -22,7 +22,9 @@ class FamilyEvaluationOptions:
     ``domains``/``levels`` None: the cube and levels 1–4 for a family with an exact solution,
     the training domain and levels 1–3 for a FEM-truth family (:meth:`resolved`). ``orders``:
     the Nédélec orders of the FEM candidates; order 2 runs on levels ≤ ``order2_max_level``.
-    ``seed`` None: the training data's seed + 1 (a fresh quasi-random draw).
+    ``seed`` None: the training data's seed + 1 (a fresh quasi-random draw). ``truth_level``
+    None: a FEM-truth family is judged on its data's truth level (raised where an evaluated
+    level needs it, :func:`surrogate.evaluation.family.truth_choice`).
     """
 
     problems: int = 32
@@ -38,6 +40,7 @@ class FamilyEvaluationOptions:
     repeats: int = 3
     batch_size: int | None = None
     device: str = "cpu"
+    truth_level: int | None = None
 
     def __post_init__(self) -> None:
         if self.problems < 1:
@@ -56,6 +59,8 @@ class FamilyEvaluationOptions:
         if self.device not in DEVICE_CHOICES:
             raise InputError(f"unknown device {self.device!r}; choose one of: "
                              f"{', '.join(DEVICE_CHOICES)}")
+        if self.truth_level is not None and self.truth_level < 1:
+            raise InputError(f"--truth-level must be >= 1, got {self.truth_level}")
         if self.intorder < 1 or self.repeats < 1:
             raise InputError("quadrature order and timing repeats must be >= 1")
 
@@ -68,6 +73,9 @@ class FamilyEvaluationOptions:
         """Domains and levels filled in for ``family``; InputError for a FEM-truth family on a
         domain other than its training domain (its solution depends on the domain)."""
         training = str(family.training_domain)
+        if family.has_exact and self.truth_level is not None:
+            raise InputError(f"family {family.name!r} has a closed-form solution: "
+                             "--truth-level applies to FEM-truth families only")
         if family.has_exact:
             domains = self.domains or ("cube",)
             levels = self.levels or EXACT_LEVELS

@@ -61,7 +61,8 @@ def break_even_rows(evaluation: Mapping[str, Any], domain: str
     """Every term of N* for the median problem, per run and query kind."""
     header = ["run", "query", "surrogate error", "FEM at equal error", "FEM s/query",
               "surrogate s/query", "generation s", "training s", "N* (median problem)",
-              "N* median / p90 over problems", "never"]
+              "N* median over all (never = ∞)", "N* median / p90 where it breaks even",
+              "never"]
     rows: list[list[Cell]] = []
     for label, by_domain in evaluation["break_even_queries"].items():
         table = by_domain[domain]
@@ -79,10 +80,19 @@ def break_even_rows(evaluation: Mapping[str, Any], domain: str
                 (fmt(m["fem_seconds"], ".3g"), ""), (fmt(m["surrogate_seconds"], ".3g"), ""),
                 (fmt(one_off["generation"], ".4g"), ""), (fmt(one_off["training"], ".4g"), ""),
                 (n_star, "better" if m["n_star"] is not None else ""),
+                (_median_all(q), ""),
                 (f"{fmt(q['n_star']['median'], '.4g')} / {fmt(q['n_star']['p90'], '.4g')}", ""),
                 (f"{q['problems_never_break_even']}/{len(q['per_problem'])}", ""),
             ])
     return header, rows
+
+
+def _median_all(query: Mapping[str, Any]) -> str:
+    """N* median over all problems (never = ∞): "never" when infinite, "–" when unrecorded."""
+    if "n_star_median_all" not in query:
+        return "–"
+    value = query["n_star_median_all"]
+    return "never" if value is None else f"{value:.4g}"
 
 
 def runs_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell]]]:

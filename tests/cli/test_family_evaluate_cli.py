@@ -91,7 +91,7 @@ def test_extrapolate_widens_the_box(family_runs, tmp_path):
 
 
 @pytest.mark.parametrize("case", ["problems0", "two_families", "beside_single", "fem_flag",
-                                  "problems_on_single"])
+                                  "problems_on_single", "truth_level_exact"])
 def test_bad_input_is_one_line_exit_2(family_runs, tmp_path, case):
     params = family_runs["params"]
     if case == "problems0":
@@ -102,6 +102,8 @@ def test_bad_input_is_one_line_exit_2(family_runs, tmp_path, case):
         args = [params, _with_dataset(params, tmp_path / "single", family=None)]
     elif case == "fem_flag":
         args = [params, "--fem", "solve"]
+    elif case == "truth_level_exact":  # radial has a closed form: no FEM truth to refine
+        args = [params, "--truth-level", "4"]
     else:
         args = [_with_dataset(params, tmp_path / "single", family=None), "--problems", "3"]
     result = _invoke("evaluate", *args, "-o", tmp_path / "out")

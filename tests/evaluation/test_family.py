@@ -15,6 +15,7 @@ from surrogate.evaluation.family import evaluate_family_runs, family_of_runs
 from surrogate.evaluation.family_economics import (
     break_even,
     break_even_table,
+    median_counting_never,
     median_index,
     problem_break_even,
 )
@@ -103,6 +104,12 @@ def test_break_even_formula_and_verdicts():
     assert slow["n_star"] is None and "never" in break_even_table(
         [cands], [0.3], {"field": [1.0]}, 4.0, 6.0)["queries"]["field"]["median_problem"]["text"]
     assert median_index([0.3, 0.1, 0.2, 0.4]) == 2
+    assert median_counting_never([300.0, None, 100.0]) == 300.0  # never counts as +∞
+    assert median_counting_never([300.0, None, None]) is None and median_counting_never([]) is None
+    table = break_even_table([cands, cands, cands], [0.06, 0.3, 0.06],
+                             {"field": [0.001, 1.0, 0.002]}, 4.0, 6.0)["queries"]["field"]
+    assert table["problems_never_break_even"] == 1 and table["n_star"]["count"] == 2
+    assert table["n_star_median_all"] == pytest.approx(10.0 / 0.048)  # of 204, ∞, 208
 
 
 def test_interface_distance_of_a_sphere():
@@ -127,6 +134,10 @@ def test_options_refuse_bad_values():
     inclusion = get_family("inclusion")
     with pytest.raises(InputError, match="training domain"):
         FamilyEvaluationOptions(domains=("cube",)).resolved(inclusion)
+    with pytest.raises(InputError, match="--truth-level applies to FEM-truth families"):
+        FamilyEvaluationOptions(truth_level=4).resolved(get_family("radial"))
+    with pytest.raises(InputError, match="--truth-level must be >= 1"):
+        FamilyEvaluationOptions(truth_level=0)
     resolved = FamilyEvaluationOptions().resolved(inclusion)
     assert resolved.domains == ("cylinder",) and resolved.levels == (1, 2, 3)
     assert FamilyEvaluationOptions(extrapolate=True).widen == 0.25
@@ -155,6 +166,8 @@ def test_truth_choice_follows_the_recorded_order_and_level():
     assert truth_choice(old, [1, 2, 3]) == (1, 4) and truth_choice(old, [4]) == (1, 5)
     in_recipe = run(dataset={"recipe": {"truth_level": 2, "truth_order": 2}})
     assert truth_choice(in_recipe, [1, 2]) == (2, 2)
+    assert truth_choice(new, [1, 2, 3], 4) == (2, 4)  # --truth-level: a finer judge
+    assert truth_choice(new, [1, 2, 3, 4], 2) == (2, 3)  # never below what the levels need
     options = FamilyEvaluationOptions()
     assert order2_levels([1, 2, 3], options, (2, 3)) == [1, 2]
     assert order2_levels([1, 2, 3], options, (1, 4)) == []
@@ -164,8 +177,9 @@ def test_truth_choice_follows_the_recorded_order_and_level():
 
 def test_inclusion_is_judged_by_its_order_2_truth_with_both_orders():
     family = get_family("inclusion")
-    run = ZeroRun(family, truth_level=2, truth_order=2)
-    options = FamilyEvaluationOptions(problems=1, levels=(1,), repeats=1, probes=5)
+    run = ZeroRun(family, truth_level=1, truth_order=2)  # judged on level 2: --truth-level
+    options = FamilyEvaluationOptions(problems=1, levels=(1,), repeats=1, probes=5,
+                                      truth_level=2)
     evaluation = evaluate_family_runs([run], family, options, labels=["zero"])
     assert evaluation.truth == "order-2 mixed solve on level 2 of cylinder"
     assert "u_ref = the order-2 mixed solve on level 2 of cylinder" in evaluation.notes
