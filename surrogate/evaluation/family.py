@@ -138,7 +138,18 @@ def run_facts(run: Any) -> dict[str, Any]:
             "inputs": str(getattr(run.model_config, "inputs", "pointwise")),
             "generation_seconds": run.dataset.get("generation_seconds"),
             "train_seconds": None if train is None else float(train),
-            "training_problems": run.dataset.get("problems")}
+            "problems": run.dataset.get("problems"),
+            "training_problems": _training_problems(run.dataset)}
+
+
+def _training_problems(dataset: dict[str, Any]) -> int | None:
+    """Problems of the training split: the file's problems × its training share of the
+    samples (every problem has the same number of points); None when unrecorded."""
+    problems, samples = dataset.get("problems"), dataset.get("n_samples")
+    train = (dataset.get("splits") or {}).get("train")
+    if not (problems and samples and train is not None):
+        return None
+    return int(round(int(problems) * int(train) / int(samples)))
 
 
 def _recorded(run: Any, key: str) -> Any:

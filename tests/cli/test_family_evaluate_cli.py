@@ -63,6 +63,8 @@ def test_evaluate_family_writes_break_even_report_and_pareto(family_runs, tmp_pa
     assert summary["kind"] == "family" and summary["family"] == "radial"
     assert summary["draw"]["problems"] == 3 and summary["draw"]["widen"] == 0.0
     assert len(summary["problems"]) == 3
+    assert summary["runs"]["params"]["problems"] == 6
+    assert summary["runs"]["params"]["training_problems"] == 6  # ⌊0.1 × 6⌋ = 0 val, test
     for label in ("params", "fields"):
         table = summary["break_even_queries"][label]["cube"]
         assert table["one_off_seconds"]["generation"] > 0

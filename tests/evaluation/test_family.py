@@ -128,6 +128,19 @@ def test_runs_must_share_one_family():
         family_of_runs([{"family": "radial"}, {}])
 
 
+def test_run_facts_count_the_training_problems():
+    from surrogate.evaluation.family import run_facts
+
+    dataset = {"problems": 320, "n_samples": 640_000,
+               "splits": {"train": 512_000, "val": 64_000, "test": 64_000}}
+    run = SimpleNamespace(path="r", model_config=None, metrics={"train_seconds": 2.0},
+                          dataset=dataset)
+    facts = run_facts(run)
+    assert facts["problems"] == 320 and facts["training_problems"] == 256
+    assert run_facts(SimpleNamespace(path="r", model_config=None, metrics={},
+                                     dataset={"problems": 5}))["training_problems"] is None
+
+
 def test_options_refuse_bad_values():
     with pytest.raises(InputError, match="--problems"):
         FamilyEvaluationOptions(problems=0)
