@@ -63,6 +63,8 @@ def print_family_tables(result: dict[str, Any]) -> None:
 def _print_break_even(result: dict[str, Any], domain: str) -> None:
     """N* = one-off / (FEM per query − surrogate per query): per run and query kind, the
     median problem's sentence with every term, then the distribution over the problems."""
+    from surrogate.evaluation.family_economics import median_all_text
+
     console.print(f"break-even queries N* on {domain}: one-off (data generation + training) / "
                   "(FEM − surrogate per query), for the problem of median surrogate error",
                   highlight=False)
@@ -72,19 +74,12 @@ def _print_break_even(result: dict[str, Any], domain: str) -> None:
             m = q["median_problem"]
             console.print(
                 f"  {label}, {q.get('what', kind)}, error {_pct(m['surrogate_error'])}: "
-                f"{m['text']}; over all problems: median {_all_median(q)} (never = ∞); over "
+                f"{m['text']}; over all problems: median {median_all_text(q)} (never = ∞); over "
                 f"those that break even: median {_num(q['n_star']['median'], '.4g')}, p90 "
                 f"{_num(q['n_star']['p90'], '.4g')}; never on "
                 f"{q['problems_never_break_even']}/{len(q['per_problem'])}", highlight=False,
                 markup=False)
 
-
-def _all_median(query: dict[str, Any]) -> str:
-    """The median N* over all problems (never = ∞) as text; "never" when it is infinite."""
-    if "n_star_median_all" not in query:  # evaluation.json written before this field
-        return "–"
-    value = query["n_star_median_all"]
-    return "never" if value is None else _num(value, ".4g")
 
 
 __all__ = ["print_family_tables"]

@@ -91,8 +91,8 @@ for family in $FAMILIES; do
         while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
         "$SURROGATE" fit "$OUT/data/$family.h5" --inputs "$inputs" --arch resnet \
             --depth "$DEPTH" --width "$WIDTH" --activation silu --tau learned --tau-init 1 \
-            --epochs "$(epochs_of "$inputs")" --batch-size "$(batch_of "$inputs")" --lr 3e-3 --lr-min 1e-5 \
-            --schedule cosine --seed "$SEED" -o "$OUT/runs/$family-$inputs" --overwrite \
+            --epochs "$(epochs_of "$inputs")" --batch-size "$(batch_of "$inputs")" \
+            --lr 3e-3 --lr-min 1e-5 --schedule cosine --seed "$SEED" -o "$OUT/runs/$family-$inputs" --overwrite \
             --quiet &
         runs+=("$OUT/runs/$family-$inputs")
     done

@@ -43,6 +43,15 @@ def median_counting_never(n_stars: Sequence[float | None]) -> float | None:
     return median if math.isfinite(median) else None
 
 
+def median_all_text(query: Mapping[str, Any]) -> str:
+    """A query's ``n_star_median_all`` as text: "never" when infinite, "–" when the
+    ``evaluation.json`` predates it."""
+    if "n_star_median_all" not in query:
+        return "–"
+    value = query["n_star_median_all"]
+    return "never" if value is None else f"{value:.4g}"
+
+
 def median_index(values: Sequence[float]) -> int:
     """Index of the median entry (the lower median for an even count)."""
     order = np.argsort(np.asarray(values, dtype=float), kind="stable")
@@ -152,4 +161,5 @@ def candidate_dict(candidate: FemCandidate) -> dict[str, Any]:
 
 
 __all__ = ["QUERY_KINDS", "break_even", "break_even_table", "candidate_dict", "describe",
-           "distribution", "median_counting_never", "median_index", "problem_break_even"]
+           "distribution", "median_all_text", "median_counting_never", "median_index",
+           "problem_break_even"]

@@ -10,6 +10,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from surrogate.evaluation.family_economics import median_all_text
 from surrogate.evaluation.report_html import Cell, figure_html, fmt, html_table, note_html
 
 REGION_NAMES = {"relative_error": "whole", "inside": "inside Ω_train",
@@ -80,19 +81,12 @@ def break_even_rows(evaluation: Mapping[str, Any], domain: str
                 (fmt(m["fem_seconds"], ".3g"), ""), (fmt(m["surrogate_seconds"], ".3g"), ""),
                 (fmt(one_off["generation"], ".4g"), ""), (fmt(one_off["training"], ".4g"), ""),
                 (n_star, "better" if m["n_star"] is not None else ""),
-                (_median_all(q), ""),
+                (median_all_text(q), ""),
                 (f"{fmt(q['n_star']['median'], '.4g')} / {fmt(q['n_star']['p90'], '.4g')}", ""),
                 (f"{q['problems_never_break_even']}/{len(q['per_problem'])}", ""),
             ])
     return header, rows
 
-
-def _median_all(query: Mapping[str, Any]) -> str:
-    """N* median over all problems (never = ∞): "never" when infinite, "–" when unrecorded."""
-    if "n_star_median_all" not in query:
-        return "–"
-    value = query["n_star_median_all"]
-    return "never" if value is None else f"{value:.4g}"
 
 
 def runs_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell]]]:
