@@ -25,9 +25,9 @@
 #          Nédélec order: 2 = complete linear, 1 = N0; default 2), EVAL_TRUTH_LEVEL (level
 #          of the order-2 truth that judges the inclusion errors, default TRUTH_LEVEL + 1,
 #          ≈ 17 s a problem), EPOCHS_PARAMS (default 40), BATCH_PARAMS (default 1024: the
-#          same 20,000 Adam steps as 80 epochs of 2048 in ≈ 60 % of the time), EPOCHS_FIELDS (default 80), EPOCHS_POINTWISE (default 10), WIDTH (128),
-#          DEPTH (6), BATCH (fields, pointwise; 2048), EVAL_PROBLEMS (32), LEVELS (radial N0
-#          levels, default 1-4),
+#          same 20,000 Adam steps as 80 epochs of 2048 in ≈ 60 % of the time), EPOCHS_FIELDS
+#          (default 80), EPOCHS_POINTWISE (default 10), WIDTH (128), DEPTH (6), BATCH
+#          (fields, pointwise; 2048), EVAL_PROBLEMS (32), LEVELS (radial N0 levels, 1-4),
 #          INCL_LEVELS (default 1-3), WORKERS (gen-data processes, default 2), JOBS (runs
 #          trained at once, default 1), SEED (default 0), FAMILIES (default "radial
 #          inclusion"), INPUTS (default "params fields pointwise"), SURROGATE (the command).
