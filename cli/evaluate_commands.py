@@ -23,6 +23,7 @@ from surrogate.cli.evaluate_options import (
     DeviceChoice,
     DeviceOpt,
     DomainOpt,
+    DrawSeedOpt,
     ExtrapolateOpt,
     FemBaseline,
     FemOpt,
@@ -149,6 +150,7 @@ def evaluate(
     problems: ProblemsOpt = None,
     extrapolate: ExtrapolateOpt = False,
     truth_level: TruthLevelOpt = None,
+    draw_seed: DrawSeedOpt = None,
 ) -> None:
     """L² errors and timings of surrogates vs Nédélec FEM of orders 1 and 2 on test domains.
 
@@ -177,7 +179,8 @@ def evaluate(
         def make_options() -> Any:
             return family_options(problems=problems, extrapolate=extrapolate, domain=domain,
                                   levels=levels if given else None, solver=solver,
-                                  intorder=intorder, device=device, truth_level=truth_level)
+                                  intorder=intorder, device=device, truth_level=truth_level,
+                                  draw_seed=draw_seed)
     elif kind == "sequence":
         def make_options() -> Any:
             return sequence_options(

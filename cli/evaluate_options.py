@@ -96,6 +96,10 @@ ProblemsOpt = Annotated[int | None, typer.Option(
 ExtrapolateOpt = Annotated[bool, typer.Option(
     "--extrapolate", help="Family runs: draw the unseen problems from the parameter box "
     "widened by 25 % of its width per side.")]
+DrawSeedOpt = Annotated[int | None, typer.Option(
+    "--draw-seed", min=0, help="Family runs: seed of the quasi-random draw of the unseen "
+    "problems (another seed: another K problems, to check a conclusion on a fresh draw). "
+    "\\[default: the data's seed + 1]")]
 TruthLevelOpt = Annotated[int | None, typer.Option(
     "--truth-level", min=1, help="Family runs without a closed form: mesh level of the FEM truth "
     "that judges every error (finer than the data's truth: its error is smaller). "
@@ -105,7 +109,7 @@ POINTWISE_ONLY = ("domain", "levels", "fem", "fem_order", "solver", "slice_", "p
                   "intorder")
 SEQUENCE_ONLY = ("data", "set_", "horizon_factor", "fresh", "max_sequences", "material_seed",
                  "material_range", "sample", "vtk_every")
-FAMILY_ONLY = ("problems", "extrapolate", "truth_level")
+FAMILY_ONLY = ("problems", "extrapolate", "truth_level", "draw_seed")
 NOT_FAMILY = ("fem", "fem_order", "slice_", "problem", "vtk")
 """Options of single-problem runs that a family evaluation refuses."""
 
@@ -131,7 +135,7 @@ def family_options(*, problems: int | None = None, extrapolate: bool = False,
                    domain: list[str] | None = None, levels: str | None = None,
                    solver: SolverChoice = SolverChoice.auto, intorder: int = 4,
                    device: DeviceChoice = DeviceChoice.cpu,
-                   truth_level: int | None = None) -> Any:
+                   truth_level: int | None = None, draw_seed: int | None = None) -> Any:
     """The typed options of a family evaluation (None -> the family's defaults)."""
     from surrogate.cli.common import parse_levels
     from surrogate.evaluation.family_options import FamilyEvaluationOptions
@@ -140,7 +144,7 @@ def family_options(*, problems: int | None = None, extrapolate: bool = False,
         problems=32 if problems is None else problems, extrapolate=extrapolate,
         domains=tuple(dict.fromkeys(domain)) if domain else None,
         levels=tuple(parse_levels(levels)) if levels else None, solver=solver.value,
-        intorder=intorder, device=device.value, truth_level=truth_level)
+        intorder=intorder, device=device.value, truth_level=truth_level, seed=draw_seed)
 
 
 def sequence_options(*, set_: list[SetChoice] | None = None,
@@ -161,5 +165,5 @@ def sequence_options(*, set_: list[SetChoice] | None = None,
 
 
 __all__ = ["FAMILY_ONLY", "NOT_FAMILY", "POINTWISE_ONLY", "SEQUENCE_ONLY", "DeviceChoice",
-           "FemBaseline", "SetChoice", "SolverChoice", "TruthLevelOpt", "family_options",
-           "pointwise_options", "sequence_options"]
+           "DrawSeedOpt", "FemBaseline", "SetChoice", "SolverChoice", "TruthLevelOpt",
+           "family_options", "pointwise_options", "sequence_options"]

@@ -92,8 +92,21 @@ def test_extrapolate_widens_the_box(family_runs, tmp_path):
     assert summary["options"]["extrapolate"] is True
 
 
+def test_draw_seed_draws_other_problems(family_runs, tmp_path):
+    params = {}
+    for name, extra in (("default", []), ("seed7", ["--draw-seed", "7"])):
+        result = _invoke("evaluate", family_runs["params"], "--problems", "2", "--levels", "1",
+                         *extra, "-o", tmp_path / name, "--json", "--quiet")
+        assert result.exit_code == 0, result.output
+        summary = json.loads((tmp_path / name / "evaluation.json").read_text())
+        params[name] = [p["params"] for p in summary["problems"]]
+        assert summary["draw"]["seed"] == (2 if name == "default" else 7)  # data seed 1 + 1
+    assert params["default"] != params["seed7"]
+
+
 @pytest.mark.parametrize("case", ["problems0", "two_families", "beside_single", "fem_flag",
-                                  "problems_on_single", "truth_level_exact"])
+                                  "problems_on_single", "truth_level_exact",
+                                  "draw_seed_on_single"])
 def test_bad_input_is_one_line_exit_2(family_runs, tmp_path, case):
     params = family_runs["params"]
     if case == "problems0":
@@ -106,6 +119,8 @@ def test_bad_input_is_one_line_exit_2(family_runs, tmp_path, case):
         args = [params, "--fem", "solve"]
     elif case == "truth_level_exact":  # radial has a closed form: no FEM truth to refine
         args = [params, "--truth-level", "4"]
+    elif case == "draw_seed_on_single":
+        args = [_with_dataset(params, tmp_path / "single", family=None), "--draw-seed", "3"]
     else:
         args = [_with_dataset(params, tmp_path / "single", family=None), "--problems", "3"]
     result = _invoke("evaluate", *args, "-o", tmp_path / "out")
