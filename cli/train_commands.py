@@ -174,6 +174,8 @@ def fit(
         ResNetConfig, "skew_weights", "--skew-weights/--no-skew-weights",
         doc="resnet, implicit-resnet: hidden layers use W = A − Aᵀ (purely imaginary "
         "spectrum).")] = None,
+    quadratic_output: Annotated[bool | None, _option(
+        ResNetConfig, "quadratic_output", "--quadratic-output/--no-quadratic-output")] = None,
     inputs: Annotated[InputKind | None, _option(ResNetConfig, "inputs")] = None,
     encoder_width: Annotated[int | None, _option(ResNetConfig, "encoder_width")] = None,
     code_size: Annotated[int | None, _option(ResNetConfig, "code_size")] = None,
@@ -253,7 +255,8 @@ def fit(
                        "horizon_mode": horizon_mode, "theta": theta, "solver_tol": solver_tol,
                        "solver_max_iter": solver_max_iter, "order": order, "cubic": cubic,
                        "multistep": multistep, "step_lipschitz": step_lipschitz,
-                       "skew_weights": skew_weights, "inputs": inputs,
+                       "skew_weights": skew_weights, "quadratic_output": quadratic_output,
+                       "inputs": inputs,
                        "encoder_width": encoder_width, "code_size": code_size}
         model_flags |= {"hidden": hidden, "dt": dt, "learn_dt": learn_dt, "damping": damping,
                         "epsilon": epsilon, "readout": readout, "cornn_gamma": cornn_gamma}

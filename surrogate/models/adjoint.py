@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from surrogate.core.errors import InputError
 from surrogate.models.fractional import gamma_factor
 
 
@@ -29,6 +30,9 @@ class AdjointGradients:
 
 
 def _parameters(model) -> tuple[list[Tensor], list[Tensor], Tensor]:
+    if getattr(model.config, "quadratic_output", False):
+        raise InputError("the adjoint gradients assume a linear output layer; this model has "
+                         "quadratic_output")
     weights = [layer.weight.detach() for layer in model.layers]
     biases = [layer.bias.detach() for layer in model.layers]
     return weights, biases, model.output.weight.detach()

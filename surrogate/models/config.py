@@ -57,6 +57,9 @@ class ModelConfig(TypedConfig):
                              panel=STEPS, ge=0.0)
     activation: str = setting("smooth-relu", doc="Activation σ.", panel=MODEL,
                               choices=ACTIVATION_NAMES)
+    quadratic_output: bool = setting(False, doc="Add W_q (y ⊙ y) to the linear output W y "
+                                     "(W_q starts at 0): beyond its data the network then "
+                                     "continues with curvature, not linearly.", panel=MODEL)
     time_horizon: float | None = setting(None, doc="Final time T = Σ τ.", panel=STEPS, gt=0.0)
     horizon_mode: str = setting("penalty", doc="Enforce Σ τ = T by a penalty or exactly "
                                 "(τ = tau_min + (T - depth·tau_min) softmax(ρ)).", panel=STEPS,

@@ -41,6 +41,9 @@ class SteppingNetwork(nn.Module):
         sizes = [config.in_features] + [config.width] * config.depth
         self.layers = nn.ModuleList(nn.Linear(n_in, config.width) for n_in in sizes[:-1])
         self.output = nn.Linear(config.width, config.out_features, bias=False)
+        if config.quadratic_output:
+            self.quadratic_output = nn.Linear(config.width, config.out_features, bias=False)
+            nn.init.zeros_(self.quadratic_output.weight)
 
     def taus(self) -> Tensor:
         """Current steps τ^[0] … τ^[depth-1], shape (depth,), all > 0 (learned: >= tau_min)."""
@@ -100,7 +103,13 @@ class SteppingNetwork(nn.Module):
         if taus.shape != (self.config.depth,):
             raise InputError(f"taus must have shape ({self.config.depth},), "
                              f"got {tuple(taus.shape)}")
-        return self.output(self.hidden(x, taus))
+        return self.read_out(self.hidden(x, taus))
+
+    def read_out(self, y: Tensor) -> Tensor:
+        """y^[L] = W^[L-1] y, plus W_q (y ⊙ y) with ``config.quadratic_output``; y (N, width)."""
+        if self.config.quadratic_output:
+            return self.output(y) + self.quadratic_output(y * y)
+        return self.output(y)
 
     def hidden(self, x: Tensor, taus: Tensor) -> Tensor:
         """Last hidden state y^[L-1], shape (N, width)."""
@@ -137,6 +146,8 @@ class SteppingNetwork(nn.Module):
                 new_layer.weight.copy_(self.layers[k].weight)
                 new_layer.bias.copy_(self.layers[k].bias)
             new_model.output.weight.copy_(self.output.weight)
+            if self.config.quadratic_output:
+                new_model.quadratic_output.weight.copy_(self.quadratic_output.weight)
         self._copy_constants(new_model)
         return new_model, removed, new_config
 

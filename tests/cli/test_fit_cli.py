@@ -140,6 +140,21 @@ def test_skew_weights_flag_lands_in_config_json_and_the_loaded_run(data, tmp_pat
         result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
+def test_quadratic_output_flag_lands_in_config_json_and_is_trained(data, tmp_path):
+    import torch
+
+    from surrogate.runs.load import load_run
+
+    out = tmp_path / "quadratic"
+    result = runner.invoke(app, ["fit", str(data), "--arch", "resnet", "--quadratic-output",
+                                 "-o", str(out), *TINY[:4], "--epochs", "2", "-q"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "config.json").read_text())["model"]["quadratic_output"] is True
+    run = load_run(out)
+    assert run.model_config.quadratic_output
+    assert torch.count_nonzero(run.model.quadratic_output.weight) > 0  # trained from 0
+
+
 def test_step_lipschitz_flag_lands_in_config_json_and_the_loaded_run(data, tmp_path):
     import torch
 
