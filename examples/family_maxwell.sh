@@ -5,7 +5,9 @@
 #   1. gen-data maxwell-family: `radial` (closed-form u, six parameters μ = (k, a, b, α, p, w))
 #      and `inclusion` (spherical inclusion in φ, FEM truth), PROBLEMS draws × POINTS points
 #      on the cylinder, split by problem 80/10/10, sensor values stored per problem;
-#   2. fit, one ResNet (eq. 5.2, learned τ, SiLU σ) per inputs kind:
+#   2. fit, one ResNet (eq. 5.2, learned τ, SiLU σ, quadratic output layer
+#      y^[L] = W y + W_q (y ⊙ y): past the cylinder's wall the hidden state continues
+#      linearly, the output with the curvature learnt at the wall) per inputs kind:
 #        params    (x, μ)                 the problem's parameters;
 #        fields    (x, E(s))              a learned encoding E of f, φ at 48 sensors inside
 #                                         and u × n at 16 on the wall (what a user has whose
@@ -30,7 +32,8 @@
 #          (fields, pointwise; 2048), EVAL_PROBLEMS (32), LEVELS (radial N0 levels, 1-4),
 #          INCL_LEVELS (default 1-3), WORKERS (gen-data processes, default 2), JOBS (runs
 #          trained at once, default 1), SEED (default 0), FAMILIES (default "radial
-#          inclusion"), INPUTS (default "params fields pointwise"), SURROGATE (the command).
+#          inclusion"), INPUTS (default "params fields pointwise"), OUTPUT_LAYER (quadratic
+#          or linear; default quadratic), SURROGATE (the command).
 # Runtime (2 cores): a few seconds of radial data, minutes of inclusion truth (order 2 at
 #          level 3, ≈ 1 s a problem), 1–11 min of training per run (params: 40 epochs of
 #          ≈ 7 s; fields: 80 epochs of ≈ 8 s), minutes of radial evaluation at level 4 and
@@ -62,6 +65,7 @@ JOBS=${JOBS:-1}
 SEED=${SEED:-0}
 FAMILIES=${FAMILIES:-radial inclusion}
 INPUTS=${INPUTS:-params fields pointwise}
+OUTPUT_LAYER=${OUTPUT_LAYER:-quadratic}
 SURROGATE=${SURROGATE:-surrogate}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 
@@ -81,6 +85,11 @@ epochs_of() {
     case "$1" in params) echo "$EPOCHS_PARAMS" ;; fields) echo "$EPOCHS_FIELDS" ;;
                  *) echo "$EPOCHS_POINTWISE" ;; esac
 }
+case "$OUTPUT_LAYER" in
+    quadratic) output_flags=(--quadratic-output) ;;
+    linear) output_flags=() ;;
+    *) echo "OUTPUT_LAYER must be quadratic or linear, not '$OUTPUT_LAYER'" >&2; exit 2 ;;
+esac
 batch_of() {
     case "$1" in params) echo "$BATCH_PARAMS" ;; *) echo "$BATCH" ;; esac
 }
@@ -93,7 +102,7 @@ for family in $FAMILIES; do
             --depth "$DEPTH" --width "$WIDTH" --activation silu --tau learned --tau-init 1 \
             --epochs "$(epochs_of "$inputs")" --batch-size "$(batch_of "$inputs")" \
             --lr 3e-3 --lr-min 1e-5 --schedule cosine --seed "$SEED" -o "$OUT/runs/$family-$inputs" --overwrite \
-            --quiet &
+            "${output_flags[@]}" --quiet &
         runs+=("$OUT/runs/$family-$inputs")
     done
     while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n; done  # set -e stops at a failed fit

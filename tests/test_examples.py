@@ -195,6 +195,7 @@ def test_family_maxwell(example_runs):
         config = json.loads((out / "runs" / f"radial-{inputs}" / "config.json").read_text())
         assert config["model"]["inputs"] == inputs and config["dataset"]["family"] == "radial"
         assert config["train"]["batch_size"] == {"params": 32, "fields": 64}[inputs]
+        assert config["model"]["quadratic_output"] is True
     report = out / "report" / "radial"
     assert (report / "index.html").is_file() and (report / "evaluation.json").is_file()
 
