@@ -68,6 +68,11 @@ INPUTS=${INPUTS:-params fields pointwise}
 OUTPUT_LAYER=${OUTPUT_LAYER:-quadratic}
 SURROGATE=${SURROGATE:-surrogate}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+case "$OUTPUT_LAYER" in
+    quadratic) output_flags=(--quadratic-output) ;;
+    linear) output_flags=() ;;
+    *) echo "OUTPUT_LAYER must be quadratic or linear, not '$OUTPUT_LAYER'" >&2; exit 2 ;;
+esac
 
 mkdir -p "$OUT/data" "$OUT/runs"
 for family in $FAMILIES; do
@@ -85,11 +90,6 @@ epochs_of() {
     case "$1" in params) echo "$EPOCHS_PARAMS" ;; fields) echo "$EPOCHS_FIELDS" ;;
                  *) echo "$EPOCHS_POINTWISE" ;; esac
 }
-case "$OUTPUT_LAYER" in
-    quadratic) output_flags=(--quadratic-output) ;;
-    linear) output_flags=() ;;
-    *) echo "OUTPUT_LAYER must be quadratic or linear, not '$OUTPUT_LAYER'" >&2; exit 2 ;;
-esac
 batch_of() {
     case "$1" in params) echo "$BATCH_PARAMS" ;; *) echo "$BATCH" ;; esac
 }
