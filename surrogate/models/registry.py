@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from surrogate.core.errors import InputError
 from surrogate.models.config import ACTIVATION_NAMES, ModelConfig
+from surrogate.models.deeponet_config import DeepONetConfig
 from surrogate.models.sequence_config import (
     CoRNNConfig,
     LEMConfig,
@@ -64,6 +65,7 @@ ARCHITECTURES: dict[str, Architecture] = {
                                     "surrogate.models.implicit_resnet:ImplicitResNet"),
     "ck-net": Architecture(CkNetConfig, "surrogate.models.ck_net:CkNet"),
     "ode-net": Architecture(ODENetConfig, "surrogate.models.ode_net:ODENet"),
+    "deeponet": Architecture(DeepONetConfig, "surrogate.models.deeponet:DeepONet"),
     "lem": Architecture(LEMConfig, "surrogate.models.sequence_models:build_lem"),
     "cornn": Architecture(CoRNNConfig, "surrogate.models.sequence_models:build_cornn"),
     "lstm": Architecture(LSTMConfig, "surrogate.models.sequence_models:build_lstm"),

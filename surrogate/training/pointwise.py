@@ -38,8 +38,9 @@ class PointwiseTraining:
         return targets
 
     def layer_ids(self, model: nn.Module) -> list[int]:
-        """Original indices 0 … depth−1 of the hidden layers."""
-        return list(range(model.config.depth))
+        """Original indices 0 … L−1 of the hidden layers (one bias vector and one τ each;
+        L = depth, or the trunk's plus the branch's steps of a separable model)."""
+        return list(range(len(model.layer_biases())))
 
     def gradient_squares(self, model: nn.Module) -> Tensor:
         """Squared gradient norms per layer (:func:`layer_gradient_squares`)."""

@@ -40,8 +40,9 @@ def test_every_static_architecture_takes_an_encoder(arch, single_torch_thread):
     expected = model.core(torch.cat([rows[:, :3], model.encoder(rows[:, 3:])], dim=1))
     torch.testing.assert_close(out, expected, rtol=0, atol=0)
     assert sum(p.numel() for p in model.parameters()) >= parameter_floor(config)
-    assert model.taus().shape == (config.depth,)
-    assert len(model.layer_weights()) == config.depth + 1
+    steps = config.depth + (config.branch_depth or config.depth if arch == "deeponet" else 0)
+    assert model.taus().shape == (steps,) and len(model.layer_biases()) == steps
+    assert len(model.layer_weights()) == steps + 1
 
 
 def test_outputs_depend_on_the_sensors_and_gradients_match_finite_differences():

@@ -27,6 +27,9 @@ CASES = {
     "ck-net": dict(arch="ck-net", width=4, depth=3, order=3, step_lipschitz=0.8,
                    activation="relu"),
     "ode-net": dict(arch="ode-net", width=4, depth=3, cubic=0.2, multistep=True),
+    "deeponet": dict(arch="deeponet", width=4, depth=2, basis=3, branch_depth=3,
+                     branch_arch="frac-dnn", tau_min=1e-3, quadratic_output=True, in_features=5,
+                     activation="tanh"),
     "lem": dict(arch="lem", hidden=3, learn_dt=True, dt=0.5),
     "cornn": dict(arch="cornn", hidden=3, dt=0.1, gamma=1.5, epsilon=2.0, damping="explicit"),
     "lstm": dict(arch="lstm", hidden=3, readout="last"),
@@ -81,6 +84,13 @@ EXPECTED = {
         [-0.34933554006347267, 0.3053849284043135, 0.07275870737160858,
          -0.10976704686728399, 0.5050529394697263, -0.44743406793996654],
     ),
+    # deeponet: recorded when it was added (issue 29)
+    "deeponet": (
+        [0.00010116989059650222, 0.0007396980312132585, 0.0017357933649524045,
+         0.00025053384431482145, 0.003427439429016735, -0.0005150122883261755],
+        [0.2649839947068978, 0.2828560593382882, 0.24989979174718605,
+         0.2720114677829737, 0.2358845870968496, 0.2588355707830499],
+    ),
     # lem, cornn: re-recorded for issue 20 (read-out weight Kaiming-normal, the authors' init)
     "lem": (
         [0.4731531435873099, 0.42753034067741014, 0.5328367354931546,
@@ -107,12 +117,12 @@ EXPECTED = {
 }
 
 
-def _inputs(sequence: bool) -> torch.Tensor:
-    """(3, 2) points, or (2, 4, 2) sequences, fixed and float64."""
+def _inputs(sequence: bool, columns: int = 2) -> torch.Tensor:
+    """(3, columns) points, or (2, 4, 2) sequences, fixed and float64."""
     if sequence:
         steps = torch.arange(2 * 4 * 2, dtype=torch.float64).reshape(2, 4, 2)
         return torch.sin(0.7 * steps + 0.3)
-    return torch.linspace(-1.0, 1.0, 6, dtype=torch.float64).reshape(3, 2)
+    return torch.linspace(-1.0, 1.0, 3 * columns, dtype=torch.float64).reshape(3, columns)
 
 
 def _perturb(model: torch.nn.Module) -> None:
@@ -130,10 +140,11 @@ def test_every_architecture_has_a_case():
 def test_fixed_seed_output(name):
     options = CASES[name]
     sequence = options["arch"] in SEQUENCE_ARCHS
-    config = config_from_dict({**options, "in_features": 2, "out_features": 1 if sequence else 2})
+    config = config_from_dict({"in_features": 2, **options,
+                               "out_features": 1 if sequence else 2})
     torch.manual_seed(0)
     model = build_model(config).double()
-    x = _inputs(sequence)
+    x = _inputs(sequence, config.in_features)
     built, perturbed = EXPECTED[name]
     with torch.no_grad():
         torch.testing.assert_close(model(x).flatten(), torch.tensor(built, dtype=torch.float64),
