@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from surrogate import __version__
-from surrogate.cli.commands import data, evaluate, fem, mesh, train, validate
+from surrogate.cli.commands import data, evaluate, fem, mesh, predict, train, validate
 from surrogate.cli.common import (
     install_interrupt_handlers,
     interrupt_exit,
@@ -50,7 +50,7 @@ def _root(
     state.interrupt_reported = False  # one interrupt line per command (also in-process)
 
 
-for _module in (fem, data, train, evaluate, validate, mesh):
+for _module in (fem, data, train, evaluate, predict, validate, mesh):
     _module.register(app)
 
 
