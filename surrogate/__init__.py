@@ -34,6 +34,8 @@ _EXPORTS = {
     "evaluation.sequence.measure": ("SequenceEvaluationOptions", "SequenceEvaluation",
                             "evaluate_sequence_run"),
     "evaluation.report": ("write_report",),
+    "predict.predictor": ("Predictor",),
+    "predict.point_sets": ("PointSet",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
