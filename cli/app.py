@@ -9,14 +9,7 @@ from typing import Annotated
 import typer
 
 from surrogate import __version__
-from surrogate.cli import (
-    data_commands,
-    evaluate_commands,
-    fem_commands,
-    mesh_commands,
-    train_commands,
-    validate_commands,
-)
+from surrogate.cli.commands import data, evaluate, fem, mesh, train, validate
 from surrogate.cli.common import (
     install_interrupt_handlers,
     interrupt_exit,
@@ -57,8 +50,7 @@ def _root(
     state.interrupt_reported = False  # one interrupt line per command (also in-process)
 
 
-for _module in (fem_commands, data_commands, train_commands, evaluate_commands,
-                validate_commands, mesh_commands):
+for _module in (fem, data, train, evaluate, validate, mesh):
     _module.register(app)
 
 

@@ -8,7 +8,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from surrogate.cli import data_commands
+from surrogate.cli.commands import data as data_commands
 from surrogate.datasets import read_dataset
 from surrogate.fem.problems import get_problem
 

@@ -249,7 +249,7 @@ def _git_ignored(path: str) -> bool:
 def test_default_output_folders_are_ignored_by_git_but_the_package_is_not():
     import inspect
 
-    from surrogate.cli.evaluate_commands import evaluate, report
+    from surrogate.cli.commands.evaluate import evaluate, report
 
     for command in (evaluate, report):
         default = inspect.signature(command).parameters["out"].default

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from surrogate.cli.app import app
-from surrogate.cli.train_commands import ActivationName, Arch
+from surrogate.cli.commands.train import ActivationName, Arch
 
 runner = CliRunner()
 TINY = ["--depth", "3", "--width", "6", "--epochs", "12", "--quiet"]

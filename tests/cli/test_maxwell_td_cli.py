@@ -7,7 +7,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from surrogate.cli import data_commands, validate_commands
+from surrogate.cli.commands import data as data_commands
+from surrogate.cli.commands import validate as validate_commands
 from surrogate.datasets import read_dataset
 
 runner = CliRunner()

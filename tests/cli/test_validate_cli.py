@@ -13,7 +13,7 @@ import torch
 import typer
 from typer.testing import CliRunner
 
-from surrogate.cli import validate_commands
+from surrogate.cli.commands import validate as validate_commands
 from surrogate.datasets import make_splits, write_dataset
 from surrogate.training.loop import fit
 

@@ -9,6 +9,9 @@ from typing import Annotated, Any
 
 import typer
 
+from surrogate.cli.commands.family_data import gen_maxwell_family
+from surrogate.cli.commands.maxwell_td import gen_maxwell_td
+from surrogate.cli.commands.sequence_data import gen_adding, gen_fitzhugh_nagumo
 from surrogate.cli.common import console, progress_display, user_errors
 from surrogate.cli.dataset_options import (
     DTypeOption,
@@ -19,9 +22,6 @@ from surrogate.cli.dataset_options import (
     resolve_recipe,
     summary_path,
 )
-from surrogate.cli.family_data_commands import gen_maxwell_family
-from surrogate.cli.maxwell_td_commands import gen_maxwell_td
-from surrogate.cli.sequence_data_commands import gen_adding, gen_fitzhugh_nagumo
 from surrogate.core.json_files import json_text
 
 

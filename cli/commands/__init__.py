@@ -1,0 +1,1 @@
+"""The command modules: one per command group, each with a `register(app)`."""
