@@ -257,8 +257,8 @@ UNUSED_PENDING = {
     "surrogate.training.launch.interrupted_code",
     # used by tests only; fem/ decides whether they ship
     "surrogate.fem.families.truth.l2_difference",
-    "surrogate.fem.nedelec2.bubble_dofs",
-    "surrogate.fem.nedelec2_eval.field_l2_norm",
+    "surrogate.fem.hcurl.complete_linear_element.bubble_dofs",
+    "surrogate.fem.hcurl.complete_linear_eval.field_l2_norm",
 }
 
 
