@@ -198,7 +198,10 @@ def test_torch_free_parts_load_without_torch():
     assert proc.stdout.strip() == "[]", f"torch loaded: {proc.stdout.strip()[:300]}"
 
 
-INIT_MAY_IMPORT = ("surrogate.core.lazy_exports", "surrogate.core.version")
+INIT_MAY_IMPORT = ("surrogate.core.lazy_exports", "surrogate.core.version",
+                   "surrogate.core.thread_settings")
+"""What a package ``__init__`` may import: the lazy-export helper, the version (the root) and
+the thread settings (``surrogate.training`` sets the OpenMP wait policy before torch loads)."""
 HEAVY = ("numpy", "scipy", "torch", "h5py", "skfem", "matplotlib", "typer", "pyvista")
 
 
