@@ -25,8 +25,8 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "evaluation.api": ("evaluate", "EvaluationResult"),
     "evaluation.static.options": ("EvaluationOptions",),
     "evaluation.static.measure": ("Evaluation", "evaluate_runs"),
-    "evaluation.sequence.measure": ("SequenceEvaluationOptions", "SequenceEvaluation",
-                                    "evaluate_sequence_run"),
+    "evaluation.sequence.options": ("SequenceEvaluationOptions",),
+    "evaluation.sequence.measure": ("SequenceEvaluation", "evaluate_sequence_run"),
     "evaluation.report": ("write_report",),
 })
 __all__ = ["__version__", *__all__]

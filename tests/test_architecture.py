@@ -254,9 +254,7 @@ def test_every_package_is_listed_in_pyproject():
 
 
 UNUSED_PENDING = {
-    # bug 7 of issue 27, each removed (or given a use) on the branch that owns its module
-    "surrogate.evaluation.family.economics.candidate_dict",
-    "surrogate.evaluation.report_html._table",
+    # bug 7 of issue 27, removed (or given a use) on the branch that owns its module
     "surrogate.training.launch.interrupted_code",
     # used by tests only; fem/ decides whether they ship
     "surrogate.fem.families.truth.l2_difference",

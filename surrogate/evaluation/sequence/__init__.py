@@ -1,13 +1,13 @@
 """Sequence runs on sequences they never saw: unseen signals, materials, a longer horizon.
 
-``measure`` (:func:`evaluate_sequence_run`), ``sets`` (what each set is), ``builders``,
-``maxwell_td``, ``metrics``, ``vtk``, ``plots`` and ``report``. Names load on first use
-(PEP 562).
+``measure`` (:func:`evaluate_sequence_run`), ``options``, ``sets`` (what each set is),
+``builders``, ``maxwell_td``, ``metrics``, ``vtk``, ``plots``, ``report``, ``tables`` and
+``run_kind`` (its registry entry). Names load on first use (PEP 562).
 """
 
 from surrogate.core.lazy_exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
-    "measure": ("SequenceEvaluation", "SequenceEvaluationOptions", "evaluate_sequence_run",
-                "prepare"),
+    "measure": ("SequenceEvaluation", "evaluate_sequence_run", "prepare"),
+    "options": ("SequenceEvaluationOptions",),
 })
