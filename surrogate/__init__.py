@@ -6,20 +6,14 @@ evaluation; needs torch) and ``surrogate.cli`` (the command line). Importing
 ``surrogate`` alone is cheap: torch is loaded only by the modules that need it.
 """
 
-from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from surrogate.core.lazy_exports import lazy_exports
+from surrogate.core.version import __version__
 
-try:
-    __version__ = version("surrogate")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+unknown"
-
-_EXPORTS = {
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "models.stepping_configs": ("ModelConfig",),
     "models.sequence_config": ("SequenceModelConfig",),
     "models.registry": ("architecture_names", "all_architecture_names", "activation_names",
-                 "build_model"),
+                        "build_model"),
     "training.config": ("TrainConfig",),
     "models.normalisation": ("Normalisation",),
     "training.loop": ("fit", "TrainingInterrupted"),
@@ -34,18 +28,5 @@ _EXPORTS = {
     "evaluation.sequence.options": ("SequenceEvaluationOptions",),
     "evaluation.sequence.measure": ("SequenceEvaluation", "evaluate_sequence_run"),
     "evaluation.report": ("write_report",),
-}
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-
-__all__ = ["__version__", *sorted(_MODULE_OF)]
-
-
-def __getattr__(name: str) -> Any:
-    """Import the module that defines ``name`` on first access (PEP 562; keeps torch lazy)."""
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+})
+__all__ = ["__version__", *__all__]

@@ -80,11 +80,6 @@ def architecture_names() -> list[str]:
     return architectures_for("pointwise")
 
 
-def sequence_architecture_names() -> list[str]:
-    """Names of the sequence architectures."""
-    return architectures_for("sequence")
-
-
 def all_architecture_names() -> list[str]:
     """Every name ``--arch`` accepts, pointwise and sequence."""
     return sorted(ARCHITECTURES)
@@ -179,7 +174,7 @@ def parameter_floor(config: AnyModelConfig) -> int:
     return config_spec(config).config.parameter_floor(config)
 
 
-__all__ = ["ARCHITECTURES", "Architecture", "architecture_names", "sequence_architecture_names",
+__all__ = ["ARCHITECTURES", "Architecture", "architecture_names",
            "all_architecture_names", "activation_names", "architecture_spec",
            "architectures_for", "model_option_names", "config_from_dict", "model_config",
            "config_spec",
