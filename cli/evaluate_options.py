@@ -120,7 +120,7 @@ def pointwise_options(*, domain: list[str] | None = None, levels: str = "1-4",
                       intorder: int = 4, device: DeviceChoice = DeviceChoice.cpu) -> Any:
     """The typed options of a pointwise evaluation (InputError on bad values)."""
     from surrogate.cli.common import parse_levels
-    from surrogate.evaluation.static_options import EvaluationOptions, parse_slice
+    from surrogate.evaluation.static.options import EvaluationOptions, parse_slice
     from surrogate.fem.baselines import parse_orders
 
     axis, value = parse_slice(slice_)
@@ -138,7 +138,7 @@ def family_options(*, problems: int | None = None, extrapolate: bool = False,
                    truth_level: int | None = None, draw_seed: int | None = None) -> Any:
     """The typed options of a family evaluation (None -> the family's defaults)."""
     from surrogate.cli.common import parse_levels
-    from surrogate.evaluation.family_options import FamilyEvaluationOptions
+    from surrogate.evaluation.family.options import FamilyEvaluationOptions
 
     return FamilyEvaluationOptions(
         problems=32 if problems is None else problems, extrapolate=extrapolate,
@@ -154,7 +154,7 @@ def sequence_options(*, set_: list[SetChoice] | None = None,
                      vtk_every: int | None = None,
                      device: DeviceChoice = DeviceChoice.cpu) -> Any:
     """The typed options of a sequence evaluation (None -> the defaults)."""
-    from surrogate.evaluation.sequence import SequenceEvaluationOptions
+    from surrogate.evaluation.sequence.measure import SequenceEvaluationOptions
 
     return SequenceEvaluationOptions(
         sets=tuple(s.value for s in set_) if set_ else None,

@@ -63,7 +63,7 @@ def print_family_tables(result: dict[str, Any]) -> None:
 def _print_break_even(result: dict[str, Any], domain: str) -> None:
     """N* = one-off / (FEM per query − surrogate per query): per run and query kind, the
     median problem's sentence with every term, then the distribution over the problems."""
-    from surrogate.evaluation.family_economics import median_all_text
+    from surrogate.evaluation.family.economics import median_all_text
 
     console.print(f"break-even queries N* on {domain}: one-off (data generation + training) / "
                   "(FEM − surrogate per query), for the problem of median surrogate error",

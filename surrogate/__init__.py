@@ -29,9 +29,9 @@ _EXPORTS = {
     "runs.validate": ("validate_run",),
     "training.pruning": ("prune_run",),
     "evaluation.api": ("evaluate", "EvaluationResult"),
-    "evaluation.static_options": ("EvaluationOptions",),
-    "evaluation.static": ("Evaluation", "evaluate_runs"),
-    "evaluation.sequence": ("SequenceEvaluationOptions", "SequenceEvaluation",
+    "evaluation.static.options": ("EvaluationOptions",),
+    "evaluation.static.measure": ("Evaluation", "evaluate_runs"),
+    "evaluation.sequence.measure": ("SequenceEvaluationOptions", "SequenceEvaluation",
                             "evaluate_sequence_run"),
     "evaluation.report": ("write_report",),
 }

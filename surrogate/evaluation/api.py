@@ -2,9 +2,9 @@
 
 The runs' data kind (``config.json``'s ``dataset.kind``) picks the evaluation, here and
 nowhere else: ``pointwise`` runs are held against Nédélec FEM baselines on test domains
-(:mod:`surrogate.evaluation.static`) — or, trained on a problem family (a ``family`` in the
-dataset section), on unseen members (:mod:`surrogate.evaluation.family`) — and ``sequence``
-runs against sequences they never saw (:mod:`surrogate.evaluation.sequence`). Every user
+(:mod:`surrogate.evaluation.static.measure`) — or, trained on a problem family (a ``family`` in the
+dataset section), on unseen members (:mod:`surrogate.evaluation.family.measure`) — and ``sequence``
+runs against sequences they never saw (:mod:`surrogate.evaluation.sequence.measure`). Every user
 error is raised before any output exists; outputs are then written into temporary sibling
 folders and moved into place only when complete
 (:func:`surrogate.core.output_paths.staged_outputs`). Nothing is printed.
@@ -23,28 +23,28 @@ from surrogate.core.errors import DataFormatError, InputError, SurrogateError
 from surrogate.core.json_files import write_json_file
 from surrogate.core.output_paths import check_output_folder, staged_outputs
 from surrogate.evaluation.devices import resolve_inference_device
-from surrogate.evaluation.family import (
+from surrogate.evaluation.family.measure import (
     FamilyEvaluation,
     family_of_runs,
     load_family_runs,
     measure_family,
 )
-from surrogate.evaluation.family_options import FamilyEvaluationOptions
+from surrogate.evaluation.family.options import FamilyEvaluationOptions
 from surrogate.evaluation.report import write_report
-from surrogate.evaluation.sequence import (
+from surrogate.evaluation.sequence.measure import (
     SequenceEvaluation,
     SequenceEvaluationOptions,
     evaluate_sequence_run,
     prepare,
 )
-from surrogate.evaluation.static import Evaluation, evaluate_runs
-from surrogate.evaluation.static_options import EvaluationOptions
-from surrogate.evaluation.static_runs import (
+from surrogate.evaluation.static.measure import Evaluation, evaluate_runs
+from surrogate.evaluation.static.options import EvaluationOptions
+from surrogate.evaluation.static.runs import (
     check_runs_match_problem,
     resolve_fem_method,
     resolve_problem_name,
 )
-from surrogate.evaluation.static_slices import slice_fields
+from surrogate.evaluation.static.slices import slice_fields
 
 ProgressCallback = Callable[[int, int, str], None]
 KINDS = ("pointwise", "sequence", "family")
@@ -54,9 +54,10 @@ KINDS = ("pointwise", "sequence", "family")
 class EvaluationResult:
     """What :func:`evaluate` measured and wrote.
 
-    ``kind``: ``"pointwise"`` or ``"sequence"``; ``evaluation``: the kind's measurement
-    (:class:`~surrogate.evaluation.static.Evaluation` or
-    :class:`~surrogate.evaluation.sequence.SequenceEvaluation`); ``summary``: the dict written
+    ``kind``: ``"pointwise"``, ``"sequence"`` or ``"family"``; ``evaluation``: the kind's
+    measurement (:class:`~surrogate.evaluation.static.measure.Evaluation`,
+    :class:`~surrogate.evaluation.sequence.measure.SequenceEvaluation` or
+    :class:`~surrogate.evaluation.family.measure.FamilyEvaluation`); ``summary``: the dict written
     as ``evaluation.json``; ``figures``: ``{"figures": {key: {"file", "caption"}},
     "skipped": [line, ...]}`` or None; ``files``: the paths written (as given).
     """
@@ -240,7 +241,7 @@ def _measure_pointwise(runs: Sequence[Any], problem: Any, options: EvaluationOpt
         summary["vtk"] = None
     figures = None
     if plots_dir is not None:
-        from surrogate.evaluation.plots import make_figures
+        from surrogate.evaluation.static.plots import make_figures
 
         progress(0, 1, "figures")
         first = next(iter(evaluation.reference_solutions.values()), None)
@@ -265,7 +266,7 @@ def _measure_sequence(run: Any, plan: Any, options: SequenceEvaluationOptions,
     summary = evaluation.to_dict()
     figures = None
     if plots_dir is not None:
-        from surrogate.evaluation.sequence_plots import make_sequence_figures
+        from surrogate.evaluation.sequence.plots import make_sequence_figures
 
         progress(0, 1, "figures")
         figures = make_sequence_figures(evaluation, plots_dir)

@@ -1,9 +1,9 @@
 """``index.html``: the tables and figures of an evaluation on one page.
 
 One skeleton (:mod:`surrogate.evaluation.report_html`) with a section per kind of run:
-static (:mod:`surrogate.evaluation.static_report`), sequence
-(:mod:`surrogate.evaluation.sequence_report`) or family
-(:mod:`surrogate.evaluation.family_report`), chosen by the ``evaluation.json`` dict's
+static (:mod:`surrogate.evaluation.static.report`), sequence
+(:mod:`surrogate.evaluation.sequence.report`) or family
+(:mod:`surrogate.evaluation.family.report`), chosen by the ``evaluation.json`` dict's
 ``kind``.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 from surrogate.core.atomic_files import write_text_atomic
 from surrogate.evaluation.report_html import render_page
-from surrogate.evaluation.sequence_report import sequence_section, sequence_title
-from surrogate.evaluation.static_report import TITLE, static_section
+from surrogate.evaluation.sequence.report import sequence_section, sequence_title
+from surrogate.evaluation.static.report import TITLE, static_section
 
 
 def render_report(evaluation: Mapping[str, Any], figures: Mapping[str, Any] | None = None,
@@ -24,7 +24,7 @@ def render_report(evaluation: Mapping[str, Any], figures: Mapping[str, Any] | No
     """The HTML page (string). ``figures`` is the dict of the kind's ``make_*figures``; image
     paths are ``figure_prefix + file`` (relative to the page)."""
     if evaluation.get("kind") == "family":
-        from surrogate.evaluation.family_report import family_section, family_title
+        from surrogate.evaluation.family.report import family_section, family_title
 
         body = family_section(evaluation, figures, figure_prefix=figure_prefix)
         return render_page(title or family_title(evaluation), body)

@@ -198,7 +198,7 @@ def test_bad_options_exit_2(runs, tmp_path):
 
 def test_failure_during_evaluation_leaves_no_partial_output(runs, tmp_path, monkeypatch):
     from surrogate.core.errors import SolverError
-    from surrogate.evaluation import static as evaluation
+    from surrogate.evaluation.static import measure as evaluation
 
     real = evaluation.fem_baseline
     calls = []
@@ -262,7 +262,7 @@ def test_default_output_folders_are_ignored_by_git_but_the_package_is_not():
 def test_python_evaluate_reproduces_the_cli_report(runs, tmp_path):
     """One library call writes what `surrogate evaluate --report` writes, with equal errors."""
     import surrogate
-    from surrogate.evaluation.static_options import EvaluationOptions
+    from surrogate.evaluation.static.options import EvaluationOptions
 
     args = ["--domain", "cube", "--levels", "1-2", "--fem", "solve", "--fem-order", "1"]
     cli_out = tmp_path / "cli"
@@ -295,7 +295,7 @@ def test_python_evaluate_reproduces_the_cli_report(runs, tmp_path):
 def test_python_evaluate_refuses_options_of_the_other_kind(runs, tmp_path):
     from surrogate.core.errors import InputError
     from surrogate.evaluation.api import evaluate
-    from surrogate.evaluation.sequence import SequenceEvaluationOptions
+    from surrogate.evaluation.sequence.measure import SequenceEvaluationOptions
 
     with pytest.raises(InputError, match="give EvaluationOptions"):
         evaluate([runs["fdnn"]], SequenceEvaluationOptions(), out=tmp_path / "x")

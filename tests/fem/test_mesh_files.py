@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from surrogate.core.errors import DataFormatError, InputError
-from surrogate.evaluation.static import evaluate_runs
-from surrogate.evaluation.static_options import EvaluationOptions
+from surrogate.evaluation.static.measure import evaluate_runs
+from surrogate.evaluation.static.options import EvaluationOptions
 from surrogate.fem.convergence import observed_rate
 from surrogate.fem.domains import get_domain, is_mesh_path
 from surrogate.fem.file_domain import FileDomain

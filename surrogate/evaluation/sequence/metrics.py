@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.metrics import relative_errors_per_sequence, sequence_error_summary
-from surrogate.evaluation.sequence_sets import SequenceSet
+from surrogate.evaluation.sequence.sets import SequenceSet
 
 
 def rms_per_sequence(target: np.ndarray) -> np.ndarray:

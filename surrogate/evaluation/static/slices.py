@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from surrogate.evaluation.static_options import AXIS_NAMES, EvaluationOptions
-from surrogate.evaluation.static_runs import run_labels
+from surrogate.evaluation.static.options import AXIS_NAMES, EvaluationOptions
+from surrogate.evaluation.static.runs import run_labels
 
 
 def slice_fields(

@@ -19,8 +19,8 @@ Every set is a batch of whole sequences the run never trained on:
 
 A dataset whose recipe kind has no generator here gives ``unseen-signals`` from its test
 split only. Nothing is written to disk. This module plans the sets; they are built by
-:mod:`surrogate.evaluation.sequence_builders` (maxwell-td ones by
-:mod:`surrogate.evaluation.sequence_maxwell_td`).
+:mod:`surrogate.evaluation.sequence.builders` (maxwell-td ones by
+:mod:`surrogate.evaluation.sequence.maxwell_td`).
 """
 
 from __future__ import annotations

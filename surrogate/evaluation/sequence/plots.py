@@ -129,10 +129,10 @@ def plot_error_over_time(records: Mapping[str, Mapping[str, Any]], path: str | P
 
 
 def make_sequence_figures(evaluation: Any, plots_dir: str | Path) -> dict[str, Any]:
-    """Write every figure of a :class:`~surrogate.evaluation.sequence.SequenceEvaluation`.
+    """Write every figure of a :class:`~surrogate.evaluation.sequence.measure.SequenceEvaluation`.
 
     Returns ``{"figures": {key: {"file", "caption"}}, "skipped": []}`` (file names relative
-    to ``plots_dir``), as :func:`surrogate.evaluation.plots.make_figures` does.
+    to ``plots_dir``), as :func:`surrogate.evaluation.static.plots.make_figures` does.
     """
     plots_dir = Path(plots_dir)
     run = evaluation.run

@@ -7,10 +7,10 @@ a FEM-truth family: its training domain, u_ref = the fine solve ``fem_truth``) a
 level: the relative L² error ‖u_ref − v‖/‖u_ref‖ by quadrature of each surrogate and of
 the Nédélec baselines (N0 and order 2, best approximation and mixed solve), over the whole
 domain, inside / outside the training domain and, with an interface, near / away from it
-(:mod:`surrogate.evaluation.family_fem`). The surrogate's time per query is measured for the
+(:mod:`surrogate.evaluation.family.fem`). The surrogate's time per query is measured for the
 whole field (network rows at the finest mesh's nodes + inference) and for u at the probe
 points; the distributions and the break-even counts are built by
-:mod:`surrogate.evaluation.family_summary`.
+:mod:`surrogate.evaluation.family.summary`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 
 from surrogate.core.errors import InputError
 from surrogate.evaluation.devices import device_description, resolve_inference_device
-from surrogate.evaluation.family_fem import (
+from surrogate.evaluation.family.fem import (
     fem_entry,
     fem_methods,
     fem_solution,
@@ -32,7 +32,7 @@ from surrogate.evaluation.family_fem import (
     reference,
     relative_errors,
 )
-from surrogate.evaluation.family_options import FamilyEvaluationOptions
+from surrogate.evaluation.family.options import FamilyEvaluationOptions
 from surrogate.fem.families.truth import truth_description
 
 ProgressCallback = Callable[[int, int, str], None]
@@ -125,7 +125,7 @@ class FamilyEvaluation:
 
     def to_dict(self) -> dict[str, Any]:
         """``evaluation.json``: the records plus distributions and ``break_even_queries``."""
-        from surrogate.evaluation.family_summary import summarise
+        from surrogate.evaluation.family.summary import summarise
 
         return summarise(self)
 
@@ -205,7 +205,7 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
                          *, labels: Sequence[str] | None = None,
                          on_progress: ProgressCallback | None = None) -> FamilyEvaluation:
     """Errors of every run and FEM baseline on K unseen problems, and the query timings."""
-    from surrogate.evaluation.static_runs import run_labels
+    from surrogate.evaluation.static.runs import run_labels
     from surrogate.fem.domains import get_domain
 
     progress = on_progress or (lambda done, total, description: None)
@@ -340,7 +340,7 @@ def measure_family(runs: Sequence[Any], family: Any, options: FamilyEvaluationOp
     summary = evaluation.to_dict()
     figures = None
     if plots_dir is not None:
-        from surrogate.evaluation.family_plots import make_family_figures
+        from surrogate.evaluation.family.plots import make_family_figures
 
         figures = make_family_figures(summary, plots_dir)
         summary["figures"] = figures

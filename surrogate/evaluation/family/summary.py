@@ -1,13 +1,13 @@
 """``evaluation.json`` of a family evaluation: distributions, the Pareto points, N*.
 
-From the raw per-problem records of :class:`~surrogate.evaluation.family.FamilyEvaluation`:
+From the raw per-problem records of :class:`~surrogate.evaluation.family.measure.FamilyEvaluation`:
 
 - ``error_table[domain]``: one row per source (each FEM method/order/level, each surrogate on
   each level's mesh) with the median / p90 over problems of the relative L² error in every
   region and the median seconds (FEM: mesh → u_h);
 - ``pareto[domain]``: median error against median time per query (FEM mixed solve per order
   and level; each surrogate for the whole field and at the probes);
-- ``break_even_queries[label][domain]``: :func:`~surrogate.evaluation.family_economics.
+- ``break_even_queries[label][domain]``: :func:`~surrogate.evaluation.family.economics.
   break_even_table` with the mixed solves of every order and level as candidates and the
   surrogate's error on the finest level's mesh. Torch-free.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from surrogate.core.equal_error import FemCandidate
-from surrogate.evaluation.family_economics import break_even_table, distribution
+from surrogate.evaluation.family.economics import break_even_table, distribution
 
 REGIONS = ("relative_error", "inside", "outside", "near_interface", "away_from_interface")
 METHOD_NAMES = {"best": "best approx.", "solve": "mixed solve"}

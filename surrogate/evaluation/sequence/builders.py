@@ -1,6 +1,6 @@
 """Build a planned evaluation set in memory: one builder per recipe kind and set name.
 
-maxwell-td builders live in :mod:`surrogate.evaluation.sequence_maxwell_td`; here the
+maxwell-td builders live in :mod:`surrogate.evaluation.sequence.maxwell_td`; here the
 fitzhugh-nagumo and adding ones, the file's test split for any other recipe, and
 :func:`build_set`, which picks the builder.
 """
@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
-from surrogate.evaluation.sequence_maxwell_td import (
+from surrogate.evaluation.sequence.maxwell_td import (
     maxwell_td_horizon,
     maxwell_td_materials,
     maxwell_td_signals,
 )
-from surrogate.evaluation.sequence_sets import (
+from surrogate.evaluation.sequence.sets import (
     ProgressCallback,
     SequenceSet,
     SetPlan,

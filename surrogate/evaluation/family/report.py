@@ -1,7 +1,7 @@
 """The family section of ``index.html``: runs, error distributions, break-even queries, Pareto.
 
-Built from the ``evaluation.json`` dict of :func:`surrogate.evaluation.family_summary.summarise`
-and the figure list of :func:`surrogate.evaluation.family_plots.make_family_figures`.
+Built from the ``evaluation.json`` dict of :func:`surrogate.evaluation.family.summary.summarise`
+and the figure list of :func:`surrogate.evaluation.family.plots.make_family_figures`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from surrogate.evaluation.family_economics import median_all_text
+from surrogate.evaluation.family.economics import median_all_text
 from surrogate.evaluation.report_html import Cell, figure_html, fmt, html_table, note_html
 
 REGION_NAMES = {"relative_error": "whole", "inside": "inside Ω_train",

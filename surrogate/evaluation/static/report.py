@@ -1,7 +1,7 @@
 """The static (pointwise) section of ``index.html``: runs, errors, in/out split, timings.
 
 Built from the ``evaluation.json`` dict and the figure list of
-:func:`surrogate.evaluation.plots.make_figures`.
+:func:`surrogate.evaluation.static.plots.make_figures`.
 """
 
 from __future__ import annotations

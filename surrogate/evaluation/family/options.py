@@ -24,7 +24,7 @@ class FamilyEvaluationOptions:
     the Nédélec orders of the FEM candidates; order 2 runs on levels ≤ ``order2_max_level``.
     ``seed`` None: the training data's seed + 1 (a fresh quasi-random draw). ``truth_level``
     None: a FEM-truth family is judged on its data's truth level (raised where an evaluated
-    level needs it, :func:`surrogate.evaluation.family.truth_choice`).
+    level needs it, :func:`surrogate.evaluation.family.measure.truth_choice`).
     """
 
     problems: int = 32

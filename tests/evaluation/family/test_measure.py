@@ -11,16 +11,16 @@ import pytest
 
 from surrogate.core.equal_error import FemCandidate
 from surrogate.core.errors import InputError
-from surrogate.evaluation.family import evaluate_family_runs, family_of_runs
-from surrogate.evaluation.family_economics import (
+from surrogate.evaluation.family.economics import (
     break_even,
     break_even_table,
     median_counting_never,
     median_index,
     problem_break_even,
 )
-from surrogate.evaluation.family_fem import interface_distance
-from surrogate.evaluation.family_options import FamilyEvaluationOptions
+from surrogate.evaluation.family.fem import interface_distance
+from surrogate.evaluation.family.measure import evaluate_family_runs, family_of_runs
+from surrogate.evaluation.family.options import FamilyEvaluationOptions
 from surrogate.fem.families import get_family
 
 
@@ -129,7 +129,7 @@ def test_runs_must_share_one_family():
 
 
 def test_run_facts_count_the_training_problems():
-    from surrogate.evaluation.family import run_facts
+    from surrogate.evaluation.family.measure import run_facts
 
     dataset = {"problems": 320, "n_samples": 640_000,
                "splits": {"train": 512_000, "val": 64_000, "test": 64_000}}
@@ -168,7 +168,7 @@ class ZeroRun(ScaledExact):
 
 
 def test_truth_choice_follows_the_recorded_order_and_level():
-    from surrogate.evaluation.family import order2_levels, truth_choice
+    from surrogate.evaluation.family.measure import order2_levels, truth_choice
 
     run = SimpleNamespace
     new = run(dataset={"truth_order": 2, "truth_level": 3})

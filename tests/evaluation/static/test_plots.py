@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from surrogate.evaluation import plots
 from surrogate.evaluation.report import write_report
-from surrogate.evaluation.static import evaluate_runs
-from surrogate.evaluation.static_options import EvaluationOptions
-from surrogate.evaluation.static_slices import slice_fields
+from surrogate.evaluation.static import plots
+from surrogate.evaluation.static.measure import evaluate_runs
+from surrogate.evaluation.static.options import EvaluationOptions
+from surrogate.evaluation.static.slices import slice_fields
 from surrogate.fem.problems import get_problem
 
 MAXWELL = get_problem("maxwell")

@@ -2,7 +2,7 @@
 
 matplotlib with the Agg backend, imported inside the functions. Every function takes plain
 data (the ``evaluation.json`` dict, training histories, slice arrays from
-``surrogate.evaluation.static_slices.slice_fields``) and writes one PNG atomically. The 3D
+``surrogate.evaluation.static.slices.slice_fields``) and writes one PNG atomically. The 3D
 view is rendered with pyvista off-screen in a child process, so a machine without a working
 OpenGL stack gives a skip line, never a crash.
 """
@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.atomic_files import ordinary_permissions
-from surrogate.evaluation.fem_order_plots import add_higher_order_lines, plot_error_vs_time
 from surrogate.evaluation.figures import pyplot, save_figure
+from surrogate.evaluation.static.fem_order_plots import add_higher_order_lines, plot_error_vs_time
 
 _RENDER_TIMEOUT_S = 120
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
-from surrogate.evaluation.sequence_maxwell_td import maxwell_td_recipe, maxwell_td_setup
+from surrogate.evaluation.sequence.maxwell_td import maxwell_td_recipe, maxwell_td_setup
 
 SPATIAL_RECIPES = ("maxwell-td",)
 """Recipe kinds with a spatial field (``--vtk``)."""

@@ -1,7 +1,7 @@
 """The sequence section of ``index.html``: the run, one error table, figures, ParaView files.
 
 Built from the ``evaluation.json`` dict and the figure list of
-:func:`surrogate.evaluation.sequence_plots.make_sequence_figures`.
+:func:`surrogate.evaluation.sequence.plots.make_sequence_figures`.
 """
 
 from __future__ import annotations

@@ -19,9 +19,13 @@ from surrogate.datasets.maxwell_td import (
 )
 from surrogate.datasets.sequence_recipes import AddingRecipe, FitzHughNagumoRecipe
 from surrogate.datasets.writer import write_dataset
-from surrogate.evaluation.sequence import SequenceEvaluationOptions, evaluate_sequence_run, prepare
-from surrogate.evaluation.sequence_plots import make_sequence_figures
-from surrogate.evaluation.sequence_vtk import frame_steps
+from surrogate.evaluation.sequence.measure import (
+    SequenceEvaluationOptions,
+    evaluate_sequence_run,
+    prepare,
+)
+from surrogate.evaluation.sequence.plots import make_sequence_figures
+from surrogate.evaluation.sequence.vtk import frame_steps
 from surrogate.fem.vtk import read_pvd
 from surrogate.training.loop import fit
 
@@ -133,7 +137,7 @@ def test_unseen_materials_are_new_with_the_same_signals(mtd):
 def test_material_ranges_extrapolate_outside_training(mtd):
     plan = prepare(mtd["run"], SequenceEvaluationOptions(sets=("unseen-materials",),
                                                          material_ranges=("eps=3,4",)))
-    from surrogate.evaluation.sequence_builders import build_set
+    from surrogate.evaluation.sequence.builders import build_set
 
     built = build_set(plan, "unseen-materials")
     assert np.all(built.inputs[:, :, 1] >= 3) and np.all(built.inputs[:, :, 1] <= 4)

@@ -2,7 +2,7 @@
 
 The run's training dataset (the path recorded in ``config.json``, or ``data_path``) must hold
 the content the run records (its ``content_hash``); its recipe rebuilds the evaluation sets
-(:mod:`surrogate.evaluation.sequence_sets`). On every set, in physical units:
+(:mod:`surrogate.evaluation.sequence.sets`). On every set, in physical units:
 
 - per-sequence relative L² error e_i = ‖u_NN,i − u_i‖ / ‖u_i‖ (norms over all steps and
   channels of sequence i; over its single target for a seq-to-one run), summarised by mean,
@@ -29,16 +29,16 @@ import numpy as np
 
 from surrogate.core.errors import InputError
 from surrogate.evaluation.devices import device_description, resolve_inference_device
-from surrogate.evaluation.sequence_builders import build_set
-from surrogate.evaluation.sequence_metrics import set_record
-from surrogate.evaluation.sequence_sets import (
+from surrogate.evaluation.sequence.builders import build_set
+from surrogate.evaluation.sequence.metrics import set_record
+from surrogate.evaluation.sequence.sets import (
     SET_NAMES,
     SequenceSet,
     SetPlan,
     parse_material_ranges,
     plan_sets,
 )
-from surrogate.evaluation.sequence_vtk import check_vtk, write_sequence_vtk
+from surrogate.evaluation.sequence.vtk import check_vtk, write_sequence_vtk
 from surrogate.training.sequence import readout_targets
 
 

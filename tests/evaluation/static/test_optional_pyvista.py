@@ -2,7 +2,7 @@
 
 import sys
 
-from surrogate.evaluation.plots import make_figures, render_error_3d
+from surrogate.evaluation.static.plots import make_figures, render_error_3d
 
 NOTE = "3D view skipped: pyvista is not installed (pip install 'surrogate[viz]')"
 

@@ -1,7 +1,7 @@
 """Evaluation sets of maxwell-td runs: unseen signals, unseen materials, a longer horizon.
 
 The sets are simulated with the training recipe's shared setup (mesh, operators, probes),
-built once per plan (see :mod:`surrogate.evaluation.sequence_sets` for what each set is).
+built once per plan (see :mod:`surrogate.evaluation.sequence.sets` for what each set is).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from surrogate.evaluation.sequence_sets import (
+from surrogate.evaluation.sequence.sets import (
     MATERIAL_NAMES,
     ProgressCallback,
     SequenceSet,

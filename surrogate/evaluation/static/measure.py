@@ -9,7 +9,7 @@ For every test domain Ω̃ and mesh level, errors are integrated by quadrature o
 each also split into the part of Ω̃ inside the run's training domain Ω (in-distribution) and
 the part outside (extrapolation) by masking the quadrature weights with ``Ω.contains``.
 The FEM baseline does not depend on the run: it is computed once per domain, level and order.
-For every run and domain, :func:`~surrogate.evaluation.static_records.equal_error_summary`
+For every run and domain, :func:`~surrogate.evaluation.static.records.equal_error_summary`
 names the fastest FEM (any level and order) whose error is at most the run's
 (``fastest_fem_at_equal_error`` in ``evaluation.json``).
 
@@ -19,11 +19,11 @@ evaluated at the coarser levels' quadrature points by point location, points out
 finest mesh are left out (``reference_coverage`` says which volume fraction was compared),
 and the FEM error at the finest level itself is not reported (it would be 0 by definition).
 
-Options live in :mod:`surrogate.evaluation.static_options`, the per-level records in
-:mod:`surrogate.evaluation.static_records`, run checks in
-:mod:`surrogate.evaluation.static_runs`, the ParaView files in
-:mod:`surrogate.evaluation.static_vtk`, the slice figures' data in
-:mod:`surrogate.evaluation.static_slices`.
+Options live in :mod:`surrogate.evaluation.static.options`, the per-level records in
+:mod:`surrogate.evaluation.static.records`, run checks in
+:mod:`surrogate.evaluation.static.runs`, the ParaView files in
+:mod:`surrogate.evaluation.static.vtk`, the slice figures' data in
+:mod:`surrogate.evaluation.static.slices`.
 """
 
 from __future__ import annotations
@@ -37,20 +37,20 @@ from typing import Any
 import numpy as np
 
 from surrogate.evaluation.devices import device_description, resolve_inference_device
-from surrogate.evaluation.static_options import EvaluationOptions
-from surrogate.evaluation.static_records import (
+from surrogate.evaluation.static.options import EvaluationOptions
+from surrogate.evaluation.static.records import (
     equal_error_summary,
     fem_record,
     level_record,
     run_record,
 )
-from surrogate.evaluation.static_runs import (
+from surrogate.evaluation.static.runs import (
     resolve_fem_method,
     resolve_fem_orders,
     run_info,
     run_labels,
 )
-from surrogate.evaluation.static_vtk import write_collections, write_level_vtu
+from surrogate.evaluation.static.vtk import write_collections, write_level_vtu
 
 ProgressCallback = Callable[[int, int, str], None]
 
@@ -134,9 +134,9 @@ def evaluate_runs(
     """Errors and timings of every run on every test domain and level (Figs. 3–5).
 
     ``runs`` are loaded runs (``.predict``, ``.dataset``, ``.model_config``), already checked
-    with :func:`~surrogate.evaluation.static_runs.check_runs_match_problem`. With ``vtk_dir``
+    with :func:`~surrogate.evaluation.static.runs.check_runs_match_problem`. With ``vtk_dir``
     one ``.vtu`` per domain and level and one ``.pvd`` per domain are written there (see
-    :func:`~surrogate.evaluation.static_vtk.write_level_vtu`).
+    :func:`~surrogate.evaluation.static.vtk.write_level_vtu`).
     """
     from surrogate.fem.domains import get_domain
     from surrogate.fem.quadrature import quadrature_rule

@@ -7,17 +7,17 @@ import numpy as np
 import pytest
 
 from surrogate.core.errors import InputError
-from surrogate.evaluation import static as ev
-from surrogate.evaluation.static import evaluate_runs
-from surrogate.evaluation.static_options import EvaluationOptions, parse_slice
-from surrogate.evaluation.static_records import equal_error_summary
-from surrogate.evaluation.static_runs import (
+from surrogate.evaluation.static import measure as ev
+from surrogate.evaluation.static.measure import evaluate_runs
+from surrogate.evaluation.static.options import EvaluationOptions, parse_slice
+from surrogate.evaluation.static.records import equal_error_summary
+from surrogate.evaluation.static.runs import (
     check_runs_match_problem,
     resolve_fem_method,
     resolve_problem_name,
     run_labels,
 )
-from surrogate.evaluation.static_slices import slice_fields
+from surrogate.evaluation.static.slices import slice_fields
 from surrogate.fem.domains import get_domain
 from surrogate.fem.problems import get_problem
 from surrogate.fem.quadrature import quadrature_rule

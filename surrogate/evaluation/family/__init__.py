@@ -1,0 +1,29 @@
+"""Family runs on K unseen members of their problem family, next to Nédélec FEM.
+
+``measure`` (:func:`measure_family`), ``options``, ``fem`` (meshes, reference u, FEM
+candidates), ``economics`` (break-even N*), ``summary`` (``evaluation.json``), ``plots`` and
+``report``. Names load on first use (PEP 562).
+"""
+
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "measure": ("FamilyEvaluation", "evaluate_family_runs", "family_of_runs",
+                "load_family_runs", "measure_family"),
+    "options": ("FamilyEvaluationOptions",),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str) -> Any:
+    """Import the submodule that defines ``name`` on first access (PEP 562)."""
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return __all__
