@@ -7,7 +7,6 @@ import pytest
 from typer.testing import CliRunner
 
 from surrogate.cli.app import app
-from surrogate.cli.commands.train import ActivationName, Arch
 
 runner = CliRunner()
 TINY = ["--depth", "3", "--width", "6", "--epochs", "12", "--quiet"]
@@ -26,10 +25,18 @@ def data(tmp_path_factory):
 
 
 def test_choices_match_the_registry():
+    import typing
+
     from surrogate.models.registry import activation_names, all_architecture_names
 
-    assert sorted(a.value for a in Arch) == all_architecture_names()
-    assert sorted(a.value for a in ActivationName) == activation_names()
+    fit = next(c.callback for c in app.registered_commands if c.name == "fit")
+    choices = {}
+    for option in fit.config_options:
+        kind = typing.get_args(typing.get_args(option.annotation)[0])[0]
+        if hasattr(kind, "__members__"):
+            choices[option.name] = sorted(member.value for member in kind)
+    assert choices["arch"] == all_architecture_names()
+    assert choices["activation"] == activation_names()
 
 
 def test_fit_then_prune_end_to_end(data, tmp_path):
@@ -76,7 +83,7 @@ def test_config_file_with_flag_overrides_is_written_into_the_run(data, tmp_path)
     (["--tau", "abc"], "tau must be 'learned' or a number > 0"),
     (["--epochs", "0"], "epochs must be an integer >= 1"),
     (["--arch", "frac-dnn", "--gamma", "1.5"], "gamma must lie in (0, 1)"),
-    (["--gamma", "0.3"], "gamma is not supported by arch 'resnet'"),
+    (["--gamma", "0.3"], "--gamma applies to arch frac-dnn, not 'resnet'"),
     (["--resume"], "no checkpoint to resume from"),
 ])
 def test_bad_fit_input_is_one_line_and_exit_2(data, tmp_path, args, message):
@@ -136,7 +143,8 @@ def test_skew_weights_flag_lands_in_config_json_and_the_loaded_run(data, tmp_pat
     assert run.model_config.skew_weights and bool((weight == -weight.T).all())
     result = runner.invoke(app, ["fit", str(data), "--arch", "densenet", "--skew-weights",
                                  "-o", str(tmp_path / "d"), *TINY])
-    assert result.exit_code == 2 and "skew_weights is not supported by arch 'densenet'" in \
+    assert result.exit_code == 2 and \
+        "--skew-weights applies to arch resnet, implicit-resnet, not 'densenet'" in \
         result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
@@ -173,5 +181,6 @@ def test_step_lipschitz_flag_lands_in_config_json_and_the_loaded_run(data, tmp_p
     assert all(0.5 * float(torch.linalg.matrix_norm(w, ord=2)) <= 0.25 + 1e-6 for w in weights)
     result = runner.invoke(app, ["fit", str(data), "--arch", "densenet", "--step-lipschitz",
                                  "0.5", "-o", str(tmp_path / "d"), *TINY])
-    assert result.exit_code == 2 and "step_lipschitz is not supported by arch 'densenet'" in \
+    assert result.exit_code == 2 and \
+        "--step-lipschitz applies to arch resnet, ck-net, not 'densenet'" in \
         result.stderr and len(result.stderr.strip().splitlines()) == 1
