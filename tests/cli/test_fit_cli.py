@@ -2,6 +2,7 @@
 end, config files with flag overrides, one-line errors with exit 2, Ctrl-C with exit 130."""
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -184,3 +185,26 @@ def test_step_lipschitz_flag_lands_in_config_json_and_the_loaded_run(data, tmp_p
     assert result.exit_code == 2 and \
         "--step-lipschitz applies to arch resnet, ck-net, not 'densenet'" in \
         result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_resume_without_out_continues_the_run_of_the_data_whatever_its_arch(data, tmp_path,
+                                                                            monkeypatch):
+    """Bug: ``fit DATA --resume`` looked in runs/resnet, not where a frac-dnn run was written."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["fit", str(data), "--arch", "frac-dnn", "--depth", "2",
+                                 "--width", "4", "--epochs", "2", "-q"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "runs" / "frac-dnn" / "checkpoint.pt").is_file()
+    result = runner.invoke(app, ["fit", str(data), "--resume", "--epochs", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.stdout)
+    assert metrics["path"] == str(Path("runs") / "frac-dnn") and metrics["epochs_run"] == 4
+    # the first command line plus --resume continues it too (--arch names runs/<arch>)
+    result = runner.invoke(app, ["fit", str(data), "--arch", "frac-dnn", "--resume",
+                                 "--epochs", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["epochs_run"] == 5
+    result = runner.invoke(app, ["fit", str(data), "--arch", "resnet", "--resume", "-o",
+                                 str(Path("runs") / "frac-dnn")])
+    assert result.exit_code == 2
+    assert "runs/frac-dnn holds a frac-dnn run, not resnet" in result.stderr
