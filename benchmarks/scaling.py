@@ -44,7 +44,7 @@ def generation(args: argparse.Namespace, folder: Path) -> dict:
     """maxwell-td samples/s with 1 and 2 local worker processes."""
     from surrogate.datasets import generate_dataset
     from surrogate.datasets.executors import open_executor
-    from surrogate.datasets.maxwell_td import MaxwellTDRecipe
+    from surrogate.datasets.sequence.maxwell_td import MaxwellTDRecipe
 
     recipe = MaxwellTDRecipe(level=args.level, n=args.samples, n_materials=args.samples,
                              steps=args.steps, seed=0)
@@ -81,7 +81,7 @@ def generation(args: argparse.Namespace, folder: Path) -> dict:
 
 
 def _warm(recipe) -> int:
-    from surrogate.datasets.maxwell_td_stream import cached_setup
+    from surrogate.datasets.sequence.maxwell_td_stream import cached_setup
 
     cached_setup(recipe)
     return os.getpid()

@@ -2,11 +2,10 @@
 
 from surrogate.datasets.executors import open_executor
 from surrogate.datasets.format import FORMAT_NAME, FORMAT_VERSION
-from surrogate.datasets.generated import GeneratedData
+from surrogate.datasets.generator_output import GeneratedData
 from surrogate.datasets.generators import RECIPE_KINDS, generate_dataset
 from surrogate.datasets.hashing import content_hash
 from surrogate.datasets.maxwell import add_relative_noise, generate_maxwell
-from surrogate.datasets.maxwell_td import MaxwellTDRecipe, generate_maxwell_td, sample_snapshots
 from surrogate.datasets.parallel import ordered_map
 from surrogate.datasets.reader import Dataset, FamilyData, read_dataset, validate_dataset
 from surrogate.datasets.recipes import (
@@ -17,8 +16,13 @@ from surrogate.datasets.recipes import (
     load_recipe_toml,
     recipe_from_dict,
 )
-from surrogate.datasets.sequence_benchmarks import generate_adding, generate_fitzhugh_nagumo
-from surrogate.datasets.sequence_recipes import AddingRecipe, FitzHughNagumoRecipe
+from surrogate.datasets.sequence.lem_benchmark_recipes import AddingRecipe, FitzHughNagumoRecipe
+from surrogate.datasets.sequence.lem_benchmarks import generate_adding, generate_fitzhugh_nagumo
+from surrogate.datasets.sequence.maxwell_td import (
+    MaxwellTDRecipe,
+    generate_maxwell_td,
+    sample_snapshots,
+)
 from surrogate.datasets.splits import make_splits, parse_split
 from surrogate.datasets.streaming import GenerationInterrupted, StreamedDataset, write_streamed
 from surrogate.datasets.summary import dataset_summary

@@ -11,14 +11,14 @@ from typing import Any
 
 from surrogate.core.errors import InputError
 from surrogate.core.json_files import json_text
-from surrogate.datasets.family import stream_family
-from surrogate.datasets.generated import GeneratedData, ProgressCallback
+from surrogate.datasets.family.maxwell_family import stream_family
+from surrogate.datasets.generator_output import GeneratedData, ProgressCallback
 from surrogate.datasets.maxwell import generate_maxwell
-from surrogate.datasets.maxwell_td import MaxwellTDRecipe, generate_maxwell_td
-from surrogate.datasets.maxwell_td_stream import stream_maxwell_td
 from surrogate.datasets.recipes import MaxwellFamilyRecipe, MaxwellRecipe, ToyRecipe
-from surrogate.datasets.sequence_benchmarks import generate_adding, generate_fitzhugh_nagumo
-from surrogate.datasets.sequence_recipes import AddingRecipe, FitzHughNagumoRecipe
+from surrogate.datasets.sequence.lem_benchmark_recipes import AddingRecipe, FitzHughNagumoRecipe
+from surrogate.datasets.sequence.lem_benchmarks import generate_adding, generate_fitzhugh_nagumo
+from surrogate.datasets.sequence.maxwell_td import MaxwellTDRecipe, generate_maxwell_td
+from surrogate.datasets.sequence.maxwell_td_stream import stream_maxwell_td
 from surrogate.datasets.toy import generate_toy
 from surrogate.datasets.writer import write_dataset
 

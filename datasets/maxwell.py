@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
-from surrogate.datasets.generated import GeneratedData, ProgressCallback
+from surrogate.datasets.generator_output import GeneratedData, ProgressCallback
 from surrogate.datasets.recipes import MaxwellRecipe
 from surrogate.datasets.splits import make_splits
 

@@ -12,10 +12,10 @@ import numpy as np
 
 from surrogate.core.errors import DataFormatError, InputError
 from surrogate.core.limits import crash_probe, memory_budget, memory_ceiling, size_text
-from surrogate.datasets.family_scan import FamilyData
+from surrogate.datasets.family.file_group import FamilyData
 from surrogate.datasets.format import SPLIT_NAMES
+from surrogate.datasets.format_checks import scan_dataset
 from surrogate.datasets.hdf5_safety import InvalidFile, check_global_heaps
-from surrogate.datasets.scan import scan_dataset
 
 PROBE_SECONDS = 30.0
 """Time allowed to the forked parse of a file (plus 1 s per 100 MB) before it counts as a hang."""

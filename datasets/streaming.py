@@ -4,7 +4,7 @@ A streamed generator (:class:`StreamedDataset`) states its header (names, splits
 and row shapes up front and produces its rows in blocks, in sample order, computing the
 expensive parts on any executor (:func:`surrogate.datasets.parallel.ordered_map`). This
 process alone writes: each block is appended to the partial file
-(:mod:`surrogate.datasets.partial`) with its checksum; when all rows are there the final
+(:mod:`surrogate.datasets.partial_file`) with its checksum; when all rows are there the final
 file is written from the partial one in whole chunks, in order, with the same layout as
 :func:`~surrogate.datasets.writer.write_dataset`, then renamed into place. The final file is
 therefore the same bytes whatever the executor, the number of workers, the order in which
@@ -26,9 +26,9 @@ import numpy as np
 
 from surrogate.core.errors import InputError
 from surrogate.datasets.format import DTYPES, SPLIT_NAMES
-from surrogate.datasets.generated import ProgressCallback
+from surrogate.datasets.generator_output import ProgressCallback
 from surrogate.datasets.hashing import ContentHasher, family_hash_arrays
-from surrogate.datasets.partial import PartialFile, Table, partial_path
+from surrogate.datasets.partial_file import PartialFile, Table, partial_path
 from surrogate.datasets.writer import root_attributes, write_contents
 
 BLOCK_BYTES = 1 << 20  # rows per checksum block: about 1 MiB of inputs + targets

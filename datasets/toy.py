@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from surrogate.datasets.format import SPLIT_NAMES
-from surrogate.datasets.generated import GeneratedData, ProgressCallback
+from surrogate.datasets.generator_output import GeneratedData, ProgressCallback
 from surrogate.datasets.recipes import TOY_DEFAULTS, ToyRecipe
 
 TOY_NAMES = tuple(TOY_DEFAULTS)

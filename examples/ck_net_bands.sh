@@ -10,7 +10,7 @@
 # For C¹ this makes each layer x -> x + τ tanh(w x + b) strictly increasing (1 + τ w σ' >= 1 - C
 # > 0, the invertible-ResNet bound of Behrmann et al. 2019), so the whole C¹ network is an
 # order-preserving map of the line and at most 75% of the bands can be right — the paper's
-# argument, now a theorem (tests/surrogate/test_ck_net.py). Without the cap, large steps let the
+# argument, now a theorem (tests/models/test_ck_net.py). Without the cap, large steps let the
 # trained C¹ network fold the line and it also separates the bands. The C² layer map
 # (q1, q2) -> (q1 + q2 + g, q2 + g) is invertible whatever the weights.
 #

@@ -106,7 +106,7 @@ def gen_maxwell_td(
     """
     from surrogate.datasets.executors import open_executor
     from surrogate.datasets.generators import generate_dataset
-    from surrogate.datasets.maxwell_td import MaxwellTDRecipe
+    from surrogate.datasets.sequence.maxwell_td import MaxwellTDRecipe
     from surrogate.datasets.streaming import GenerationInterrupted
     from surrogate.fem.domains import get_domain
 

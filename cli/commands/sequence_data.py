@@ -1,5 +1,5 @@
 """``surrogate gen-data fitzhugh-nagumo`` and ``gen-data adding``: the LEM paper's sequence
-benchmarks (datasets/sequence_benchmarks.py) as HDF5 datasets."""
+benchmarks (datasets/sequence/lem_benchmarks.py) as HDF5 datasets."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def gen_fitzhugh_nagumo(
 
     Example: surrogate gen-data fitzhugh-nagumo -o data/fhn.h5 --seed 0
     """
-    from surrogate.datasets.sequence_recipes import FitzHughNagumoRecipe
+    from surrogate.datasets.sequence.lem_benchmark_recipes import FitzHughNagumoRecipe
 
     out = out if out is not None else Path("data/fitzhugh-nagumo.h5")
     flags = {"n_train": n_train, "n_val": n_val, "n_test": n_test, "steps": steps,
@@ -102,7 +102,7 @@ def gen_adding(
 
     Example: surrogate gen-data adding --length 5000 -o data/adding.h5 --seed 0
     """
-    from surrogate.datasets.sequence_recipes import AddingRecipe
+    from surrogate.datasets.sequence.lem_benchmark_recipes import AddingRecipe
 
     out = out if out is not None else Path("data/adding.h5")
     flags = {"length": length, "n_train": n_train, "n_val": n_val, "n_test": n_test,

@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from surrogate.core.errors import InputError
-from surrogate.models.fractional import gamma_factor
+from surrogate.models.caputo_memory import gamma_factor
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 The memory sum is not built layer by layer. Once per forward the D×D kernel
 ``K = cumsum((I + A)^{-1}) diag(g)`` is computed from the step vector with ordinary
-autograd ops (:func:`surrogate.models.fractional.trajectory_kernel`, so every τ-derivative of
+autograd ops (:func:`surrogate.models.caputo_memory.trajectory_kernel`, so every τ-derivative of
 the coefficients a_{ℓ,j} — Appendix A.2 — is kept). The hidden trajectory is then one
 fused autograd function: activations σ(z^[j]) are written into one preallocated
 (D, N, width) buffer and every state is a single matrix–vector product
@@ -18,7 +18,7 @@ from torch import Tensor
 from torch.autograd.function import once_differentiable
 
 from surrogate.models.activations import Activation
-from surrogate.models.fractional import gamma_factor, trajectory_kernel
+from surrogate.models.caputo_memory import gamma_factor, trajectory_kernel
 from surrogate.models.networks import SteppingNetwork
 from surrogate.models.stepping_configs import FractionalDNNConfig
 

@@ -19,8 +19,8 @@ from surrogate.models.registry import (
     config_from_dict,
 )
 from surrogate.models.sequence_config import SequenceModelConfig
+from surrogate.training.dataset_kind_rules import dataset_kind, kind_rules
 from surrogate.training.family_inputs import training_dataset
-from surrogate.training.kinds import dataset_kind, kind_rules
 
 ModelOptions = ModelConfig | SequenceModelConfig | Mapping[str, Any]
 

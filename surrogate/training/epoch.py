@@ -15,8 +15,8 @@ import torch
 from torch import Tensor, nn
 
 from surrogate.training.config import TrainConfig
+from surrogate.training.dataset_kind_rules import kind_rules
 from surrogate.training.device import autocast
-from surrogate.training.kinds import kind_rules
 from surrogate.training.penalties import regularisation
 from surrogate.training.state import TrainingState
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from surrogate.training.kinds import kind_rules
+from surrogate.training.dataset_kind_rules import kind_rules
 from surrogate.training.state import TrainingState
 
 

@@ -9,7 +9,7 @@ only the generic model interface (``taus``, ``layer_weights``, ``layer_biases``,
 Sequence datasets (kind ``sequence``) train through the same loop and run directory with
 the sequence architectures of the registry (``lem``, ``cornn``, ``lstm``); what differs —
 read-out targets, per-channel normalisation, no τ-layer penalties, Δt columns, per-sequence
-metrics — is decided by the dataset's kind (:mod:`surrogate.training.kinds`).
+metrics — is decided by the dataset's kind (:mod:`surrogate.training.dataset_kind_rules`).
 
 Resume is exact: a checkpoint holds the model, optimiser and scheduler states, the
 shuffling generator, the epoch, the history and the early-stopping state, so an
@@ -47,6 +47,7 @@ from surrogate.training.data import (
     split_arrays,
     split_tensors,
 )
+from surrogate.training.dataset_kind_rules import dataset_kind, kind_rules
 from surrogate.training.ddp import DataParallel
 from surrogate.training.device import process_device, seed_streams, torch_dtype
 from surrogate.training.distributed import DistributedContext, current_context
@@ -54,7 +55,6 @@ from surrogate.training.epoch import Reduction, SingleProcess, evaluate_loss, tr
 from surrogate.training.failures import check_finite, kept_checkpoint, solve_failure_message
 from surrogate.training.family_inputs import family_record
 from surrogate.training.history import epoch_record, progress_line
-from surrogate.training.kinds import dataset_kind, kind_rules
 from surrogate.training.metrics import run_metrics
 from surrogate.training.optimiser import step_scheduler
 from surrogate.training.pruning import prune_in_training

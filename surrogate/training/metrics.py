@@ -8,7 +8,7 @@ import torch
 
 from surrogate.models.normalisation import Normalisation
 from surrogate.training.config import TrainConfig
-from surrogate.training.kinds import kind_rules
+from surrogate.training.dataset_kind_rules import kind_rules
 from surrogate.training.state import TrainingState
 
 

@@ -17,7 +17,7 @@ from surrogate.models.registry import config_from_dict
 from surrogate.runs.load import build_loaded_model
 from surrogate.runs.save import plain_state_dict
 from surrogate.training.config import TrainConfig
-from surrogate.training.kinds import kind_rules
+from surrogate.training.dataset_kind_rules import kind_rules
 from surrogate.training.optimiser import make_optimizer, make_scheduler
 
 

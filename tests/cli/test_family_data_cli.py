@@ -39,7 +39,7 @@ def test_workers_and_resume_write_the_serial_file(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert_same_bytes(tmp_path / "serial.h5", tmp_path / "pool.h5")
 
-    from surrogate.datasets import family
+    from surrogate.datasets.family import maxwell_family as family
 
     calls, rows = [0], family.problem_rows
 

@@ -33,7 +33,7 @@ def test_workers_write_the_serial_file_and_an_interrupt_resumes_to_it(tmp_path, 
     assert result.exit_code == 0, result.output
     assert _sha256(tmp_path / "pool.h5") == _sha256(tmp_path / "serial.h5")
 
-    from surrogate.datasets import maxwell_td_stream
+    from surrogate.datasets.sequence import maxwell_td_stream
 
     calls, rows = [0], maxwell_td_stream.sample_rows
 

@@ -15,11 +15,11 @@ import pytest
 
 from surrogate.core.errors import InputError
 from surrogate.datasets import generate_dataset, read_dataset
-from surrogate.datasets import maxwell_td_stream as stream
 from surrogate.datasets.executors import dask_executor, open_executor
-from surrogate.datasets.maxwell_td import MaxwellTDRecipe, build_setup, simulate_samples
 from surrogate.datasets.parallel import ordered_map
-from surrogate.datasets.partial import partial_path
+from surrogate.datasets.partial_file import partial_path
+from surrogate.datasets.sequence import maxwell_td_stream as stream
+from surrogate.datasets.sequence.maxwell_td import MaxwellTDRecipe, build_setup, simulate_samples
 from surrogate.datasets.streaming import GenerationInterrupted
 
 SHARED = {"level": 2, "n": 90, "steps": 30, "dt": 0.1, "probes": 3, "n_materials": 4,
@@ -177,7 +177,7 @@ def test_resume_after_the_process_was_killed(serial, tmp_path):
     code = ("import surrogate.datasets.streaming as s; s.BLOCK_BYTES = 20_000\n"
             "import time\n"
             "from surrogate.datasets import generate_dataset\n"
-            "from surrogate.datasets.maxwell_td import MaxwellTDRecipe\n"
+            "from surrogate.datasets.sequence.maxwell_td import MaxwellTDRecipe\n"
             f"values = {OWN!r}\n"
             "slow = lambda done, total, what: time.sleep(0.2)\n"
             f"generate_dataset(MaxwellTDRecipe(**values), {str(out)!r}, on_progress=slow)\n")

@@ -36,7 +36,7 @@ from surrogate.evaluation.sequence.sets import (
 
 def stream_seeds(recipe: Any, samples: np.ndarray) -> list[np.random.SeedSequence]:
     """The test split's per-sequence SeedSequences of rows ``samples`` (may exceed n_test)."""
-    from surrogate.datasets.sequence_benchmarks import sequence_seeds
+    from surrogate.datasets.sequence.lem_benchmarks import sequence_seeds
 
     sizes = {"train": recipe.n_train, "val": recipe.n_val,
              "test": max(recipe.n_test, int(samples.max()) + 1)}
@@ -47,7 +47,7 @@ def stream_seeds(recipe: Any, samples: np.ndarray) -> list[np.random.SeedSequenc
 def fitzhugh_nagumo_arrays(recipe: Any, samples: np.ndarray
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """inputs v(t_n), targets v(t_{n+1}) (n, steps, 1) and time t_0 … t_{steps−1}."""
-    from surrogate.datasets.sequence_benchmarks import (
+    from surrogate.datasets.sequence.lem_benchmarks import (
         fitzhugh_nagumo_times,
         initial_v,
         integrate_fitzhugh_nagumo,
@@ -93,7 +93,7 @@ def fitzhugh_nagumo_horizon(plan: SetPlan, progress: ProgressCallback) -> Sequen
 
 def adding_arrays(recipe: Any, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """inputs (n, length, 2) and targets (n, 1, 1) of test-stream rows ``samples``."""
-    from surrogate.datasets.sequence_benchmarks import fill_adding
+    from surrogate.datasets.sequence.lem_benchmarks import fill_adding
 
     inputs = np.zeros((samples.size, recipe.length, 2), dtype=recipe.dtype)
     if samples.size == 0:

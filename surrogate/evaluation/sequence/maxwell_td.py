@@ -32,7 +32,7 @@ def maxwell_td_recipe(plan: SetPlan, **changes: Any) -> Any:
 
 def maxwell_td_setup(plan: SetPlan) -> Any:
     """The recipe's shared mesh, operators and probes, built once per plan."""
-    from surrogate.datasets.maxwell_td import build_setup
+    from surrogate.datasets.sequence.maxwell_td import build_setup
 
     if "setup" not in plan.cache:
         plan.cache["setup"] = build_setup(maxwell_td_recipe(plan))
@@ -42,7 +42,7 @@ def maxwell_td_setup(plan: SetPlan) -> Any:
 def new_material_pool(plan: SetPlan) -> tuple[np.ndarray, dict[str, Any]]:
     """(n_materials, 3) triples of the materials stream of ``material_seed`` and the recipe
     fields that drew them (ranges possibly replaced by ``material_ranges``)."""
-    from surrogate.datasets.maxwell_td import material_pool
+    from surrogate.datasets.sequence.maxwell_td import material_pool
 
     seed = plan.recipe.seed + 1 if plan.material_seed is None else plan.material_seed
     drawn = dataclasses.replace(plan.recipe, seed=seed, **plan.material_ranges)
@@ -53,7 +53,7 @@ def new_material_pool(plan: SetPlan) -> tuple[np.ndarray, dict[str, Any]]:
 def _simulate(setup: Any, samples: np.ndarray, progress: ProgressCallback
               ) -> tuple[np.ndarray, np.ndarray]:
     """inputs and targets of ``samples`` (never empty: plans have at least one sample)."""
-    from surrogate.datasets.maxwell_td import simulate_samples
+    from surrogate.datasets.sequence.maxwell_td import simulate_samples
 
     return simulate_samples(setup, samples, progress)
 

@@ -169,7 +169,7 @@ def plan_sets(dataset: Any, *, sets: Sequence[str] | None = None, fresh: int = 0
 
 def parse_material_ranges(texts: Sequence[str]) -> dict[str, tuple[float, float]]:
     """``["eps=2,3", "sigma=0.5"]`` -> {"eps": (2.0, 3.0), "sigma": (0.5, 0.5)}, checked."""
-    from surrogate.datasets.maxwell_td import parse_range
+    from surrogate.datasets.sequence.maxwell_td import parse_range
 
     ranges: dict[str, tuple[float, float]] = {}
     for text in texts:

@@ -5,7 +5,7 @@ For one sample of the unseen-signals set, every ``every``-th time step (and the 
 - ``probes.pvd`` + ``probes_<n>.vtu``: the probe points as a point cloud with point data
   ``E_true``, ``E_pred`` and ``E_error`` = E_pred − E_true (3-component vectors);
 - ``field.pvd`` + ``field_<n>.vtu``: the FEM field E_h of the same sample on the mesh
-  (:func:`surrogate.datasets.maxwell_td.sample_snapshots`), point data ``E`` (projected to
+  (:func:`surrogate.datasets.sequence.maxwell_td.sample_snapshots`), point data ``E`` (projected to
   the nodes, :func:`surrogate.fem.vtk.n0_at_nodes`) and cell data ``E`` (at the barycentres).
 
 ``timestep`` in both collections is the physical time t_n = n·Δt; ``<n>`` the step index.
@@ -103,7 +103,7 @@ def write_field_series(vtk_dir: Path, snapshots: Any, steps: np.ndarray) -> dict
 def write_sequence_vtk(vtk_dir: Path, plan: Any, result: Any, sample: int,
                        every: int | None = None) -> dict[str, Any]:
     """Both collections for sequence ``sample`` of an evaluated unseen-signals set."""
-    from surrogate.datasets.maxwell_td import sample_snapshots
+    from surrogate.datasets.sequence.maxwell_td import sample_snapshots
 
     built = result.set
     steps_total = built.inputs.shape[1]

@@ -11,13 +11,13 @@ import pytest
 
 from surrogate.core.errors import InputError
 from surrogate.datasets import generate_dataset, read_dataset
-from surrogate.datasets.maxwell_td import (
+from surrogate.datasets.sequence.lem_benchmark_recipes import AddingRecipe, FitzHughNagumoRecipe
+from surrogate.datasets.sequence.maxwell_td import (
     MaxwellTDRecipe,
     build_setup,
     sample_snapshots,
     simulate_samples,
 )
-from surrogate.datasets.sequence_recipes import AddingRecipe, FitzHughNagumoRecipe
 from surrogate.datasets.writer import write_dataset
 from surrogate.evaluation.sequence.measure import (
     SequenceEvaluationOptions,

@@ -7,7 +7,8 @@ import pytest
 
 from surrogate.core.errors import InputError
 from surrogate.datasets import generate_dataset, read_dataset
-from surrogate.datasets.maxwell_td import (
+from surrogate.datasets.recipes import recipe_from_dict
+from surrogate.datasets.sequence.maxwell_td import (
     MaxwellTDRecipe,
     build_setup,
     material_pool,
@@ -15,7 +16,6 @@ from surrogate.datasets.maxwell_td import (
     sample_snapshots,
     simulate_samples,
 )
-from surrogate.datasets.recipes import recipe_from_dict
 
 TINY = {"level": 2, "n": 7, "steps": 30, "dt": 0.1, "probes": 3, "n_materials": 3,
         "signal": "mixed", "seed": 11}

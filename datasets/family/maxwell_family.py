@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
-from surrogate.datasets.generated import ProgressCallback
+from surrogate.datasets.generator_output import ProgressCallback
 from surrogate.datasets.parallel import ordered_map
 from surrogate.datasets.recipes import MaxwellFamilyRecipe
 from surrogate.datasets.splits import make_splits

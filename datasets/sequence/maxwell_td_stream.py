@@ -1,6 +1,6 @@
 """``maxwell-td`` as a streamed generation: FEM runs on an executor, rows written in order.
 
-The FEM-heavy work of a :class:`~surrogate.datasets.maxwell_td.MaxwellTDRecipe` is one
+The FEM-heavy work of a :class:`~surrogate.datasets.sequence.maxwell_td.MaxwellTDRecipe` is one
 impulse-response run per material (a factorisation and ``steps`` back-substitutions); each
 sample is then a cheap convolution of its own signal with its material's response. So the
 tasks sent to the executor are materials (:func:`material_response`, in the order the rows
@@ -11,7 +11,7 @@ A response is kept only while rows still need it. When materials are shared
 (``n_materials < n``) the responses are also stored in the partial file's cache, so a resumed
 generation does not simulate them again. Workers build the recipe's mesh and operators once
 per process (:func:`cached_setup`); the arithmetic is the one of
-:func:`~surrogate.datasets.maxwell_td.simulate_samples`, so the rows are bitwise the same.
+:func:`~surrogate.datasets.sequence.maxwell_td.simulate_samples`, so the rows are bitwise the same.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from concurrent.futures import Executor
 
 import numpy as np
 
-from surrogate.datasets.generated import ProgressCallback
-from surrogate.datasets.maxwell_td import (
+from surrogate.datasets.generator_output import ProgressCallback
+from surrogate.datasets.parallel import executor_slots, ordered_map
+from surrogate.datasets.sequence.maxwell_td import (
     MATERIAL_NAMES,
     MaxwellTDRecipe,
     MaxwellTDSetup,
@@ -31,7 +32,6 @@ from surrogate.datasets.maxwell_td import (
     build_setup,
     sample_signals,
 )
-from surrogate.datasets.parallel import executor_slots, ordered_map
 from surrogate.datasets.splits import make_splits
 from surrogate.datasets.streaming import ResultCache, StreamedDataset
 

@@ -13,7 +13,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from surrogate.datasets.family_scan import scan_family
+from surrogate.datasets.family.file_group import scan_family
 from surrogate.datasets.format import (
     FORMAT_NAME,
     FORMAT_VERSION,

@@ -34,8 +34,8 @@ import numpy as np
 
 from surrogate.core.errors import InputError
 from surrogate.datasets.format import DTYPES
-from surrogate.datasets.generated import GeneratedData, ProgressCallback
-from surrogate.datasets.signals import SIGNAL_FAMILIES, check_range, draw_signal
+from surrogate.datasets.generator_output import GeneratedData, ProgressCallback
+from surrogate.datasets.sequence.source_signals import SIGNAL_FAMILIES, check_range, draw_signal
 from surrogate.datasets.splits import make_splits, parse_split
 
 MATERIAL_NAMES = ("eps", "mu", "sigma")

@@ -18,7 +18,7 @@ from surrogate.datasets import (
     recipe_from_dict,
     validate_dataset,
 )
-from surrogate.datasets.sequence_benchmarks import (
+from surrogate.datasets.sequence.lem_benchmarks import (
     initial_v,
     integrate_fitzhugh_nagumo,
     sequence_seeds,

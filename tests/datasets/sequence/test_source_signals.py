@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from surrogate.core.errors import InputError
-from surrogate.datasets.signals import BandLimited, GaussianPulse, draw_signal
+from surrogate.datasets.sequence.source_signals import BandLimited, GaussianPulse, draw_signal
 
 RANGES = {"frequency": (0.25, 1.0), "width": (0.3, 0.8), "delay": (1.5, 4.0)}
 

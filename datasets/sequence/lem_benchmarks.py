@@ -48,8 +48,8 @@ import numpy as np
 
 from surrogate.core.errors import InputError
 from surrogate.datasets.format import SPLIT_NAMES
-from surrogate.datasets.generated import GeneratedData, ProgressCallback
-from surrogate.datasets.sequence_recipes import AddingRecipe, FitzHughNagumoRecipe
+from surrogate.datasets.generator_output import GeneratedData, ProgressCallback
+from surrogate.datasets.sequence.lem_benchmark_recipes import AddingRecipe, FitzHughNagumoRecipe
 
 V0_RANGE = (-1.0, 1.0)
 """v₀ = c ~ U([−1, 1]), w₀ = 0 (§5.3)."""

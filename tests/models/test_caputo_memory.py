@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from surrogate.models.fractional import memory_coefficients, tail_sums, trajectory_kernel
+from surrogate.models.caputo_memory import memory_coefficients, tail_sums, trajectory_kernel
 
 f64 = torch.float64
 
