@@ -1,7 +1,7 @@
 """Benchmark: N0 best approximation and mixed Maxwell solves on the unit cube; prints JSON lines.
 
 Each (n, method, solver, repeat) runs in a fresh subprocess: mesh (n cells per side, n = 2**level
-is cube level `level`) -> ``nedelec.best_approximation`` / ``nedelec.solve_maxwell`` -> L² and
+is cube level `level`) -> ``n0.best_approximation`` / ``n0.solve_maxwell`` -> L² and
 curl errors. Per case it prints the median over repeats of the stage times (mesh, basis,
 assembly, solve; "total" = mesh -> solution, errors excluded), iterations, residual, the peak
 RSS of the child (ru_maxrss), OMP_NUM_THREADS and the 1-min load average before and after.
@@ -27,18 +27,18 @@ import json, math, os, resource, sys, time
 t_import = time.perf_counter()
 import numpy as np
 from skfem import MeshTet
-from surrogate.fem import nedelec
+from surrogate.fem.hcurl import n0
 from surrogate.fem.problems import get_problem
 n, method, solver = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 problem = get_problem("maxwell")
 t0 = time.perf_counter()
 mesh = MeshTet.init_tensor(*[np.linspace(0, 1, n + 1)] * 3)
 t_mesh = time.perf_counter() - t0
-fun = nedelec.best_approximation if method == "best" else nedelec.solve_maxwell
+fun = n0.best_approximation if method == "best" else n0.solve_maxwell
 sol = fun(mesh, problem, solver=solver)
 total = time.perf_counter() - t0
 t1 = time.perf_counter()
-e_l2, e_curl = nedelec.hcurl_errors(sol, problem.u, problem.curl_u)
+e_l2, e_curl = n0.hcurl_errors(sol, problem.u, problem.curl_u)
 timings = {"mesh": t_mesh, **sol.timings, "errors": time.perf_counter() - t1}
 level = int(round(math.log2(n))) if n & (n - 1) == 0 else None
 print(json.dumps({

@@ -44,9 +44,9 @@ ONCE_ABOVE_S = 5.0  # a case slower than this is measured once (e.g. N0 level 5)
 
 
 def _case(order: int, method: str, level: int, repeats: int, problem_name: str) -> dict:
-    from surrogate.fem import nedelec2_eval
-    from surrogate.fem.baselines import fem_approximation, fem_hcurl_errors
     from surrogate.fem.domains import get_domain
+    from surrogate.fem.hcurl import complete_linear_eval
+    from surrogate.fem.hcurl.registry import fem_approximation, fem_hcurl_errors
 
     dom, problem = get_domain("cube"), _problem(problem_name)
     totals, stages, solution, mesh = [], [], None, None
@@ -60,7 +60,7 @@ def _case(order: int, method: str, level: int, repeats: int, problem_name: str) 
         if totals[-1] > ONCE_ABOVE_S:
             break
     e_l2, e_curl = fem_hcurl_errors(solution, problem.u, problem.curl_u)
-    u_norm = nedelec2_eval.field_l2_norm(mesh, problem.u)
+    u_norm = complete_linear_eval.field_l2_norm(mesh, problem.u)
     return {"order": order, "method": method, "level": level, "n_tets": int(mesh.t.shape[1]),
             "ndofs": solution.ndofs, "seconds": statistics.median(totals), "all_seconds": totals,
             "stages": {k: statistics.median(s[k] for s in stages) for k in stages[0]},

@@ -121,7 +121,7 @@ def pointwise_options(*, domain: list[str] | None = None, levels: str = "1-4",
     """The typed options of a pointwise evaluation (InputError on bad values)."""
     from surrogate.cli.common import parse_levels
     from surrogate.evaluation.static.options import EvaluationOptions, parse_slice
-    from surrogate.fem.baselines import parse_orders
+    from surrogate.fem.hcurl.registry import parse_orders
 
     axis, value = parse_slice(slice_)
     return EvaluationOptions(domains=tuple(dict.fromkeys(domain or ["cube"])),

@@ -58,7 +58,7 @@ def generate_maxwell(
     mesh_group = fem_group = None
     progress(0, steps, "sampling points")
     if recipe.source == "fem":
-        from surrogate.fem.nedelec import solve_maxwell
+        from surrogate.fem.hcurl.n0 import solve_maxwell
         from surrogate.fem.point_evaluation import evaluate_n0
 
         mesh = domain.mesh(recipe.level)

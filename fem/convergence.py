@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from surrogate.core.errors import InputError
-from surrogate.fem.baselines import check_order
+from surrogate.fem.hcurl.registry import check_order
 
 METHODS = ("best", "solve")
 SOLVERS = ("auto", "direct", "iterative")
@@ -67,8 +67,8 @@ def convergence_study(
     (mesh, basis, assembly, solve, errors), solver (method, iterations, residual, ...).
     ``on_progress(done, total, description)`` is called before and after each level.
     """
-    from surrogate.fem.baselines import fem_approximation, fem_hcurl_errors
     from surrogate.fem.domains import get_domain
+    from surrogate.fem.hcurl.registry import fem_approximation, fem_hcurl_errors
     from surrogate.fem.problems import get_problem
 
     levels = check_study_options(levels, method, solver, order)

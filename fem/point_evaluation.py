@@ -126,7 +126,7 @@ def locate_points(mesh: MeshTet, points: np.ndarray, tol: float = TOL) -> np.nda
 
 
 def _check_basis_dofs(basis, dofs: np.ndarray) -> np.ndarray:
-    from surrogate.fem.nedelec2 import n0_only_error
+    from surrogate.fem.hcurl.complete_linear_element import n0_only_error
 
     if hasattr(basis, "mesh") and (error := n0_only_error(basis, dofs, "N0 point evaluation")):
         raise error

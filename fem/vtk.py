@@ -44,7 +44,7 @@ def n0_at_reference_points(basis, dofs: np.ndarray, reference_points: np.ndarray
         raise InputError(f"reference_points must have shape (k, 3), got {ref.shape}")
     dofs = np.asarray(dofs, dtype=float)
     if dofs.shape != (basis.N,):
-        from surrogate.fem.nedelec2 import n0_only_error
+        from surrogate.fem.hcurl.complete_linear_element import n0_only_error
 
         if getattr(basis, "N", None) == basis.mesh.edges.shape[1] and (
                 error := n0_only_error(basis, dofs, "this N0 basis (VTK export)")):

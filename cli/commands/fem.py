@@ -57,9 +57,9 @@ def convergence(
     """
 
     from surrogate import __version__
-    from surrogate.fem.baselines import check_order
     from surrogate.fem.convergence import check_study_options, convergence_study
     from surrogate.fem.domains import get_domain
+    from surrogate.fem.hcurl.registry import check_order
     from surrogate.fem.problems import get_problem
 
     with user_errors():

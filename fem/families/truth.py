@@ -2,8 +2,8 @@
 
 (φ curl u_h, curl v) + (v, ∇p_h) = (f, v), (u_h, ∇q) = 0 (eq. 7.1, mixed Kikuchi form) with
 u_h × n = 0 on ∂Ω, in the complete-linear Nédélec space × P2
-(:func:`surrogate.fem.nedelec2_solve.solve_maxwell2`; ``order=1``: N0 × P1,
-:func:`surrogate.fem.nedelec.solve_maxwell`, the truth of files written before
+(:func:`surrogate.fem.hcurl.complete_linear.solve_maxwell2`; ``order=1``: N0 × P1,
+:func:`surrogate.fem.hcurl.n0.solve_maxwell`, the truth of files written before
 ``truth_order``). φ (discontinuous for ``inclusion``) is sampled at the assembly quadrature
 points of each tetrahedron.
 
@@ -61,7 +61,7 @@ def fem_truth(problem, domain_name: str = "cylinder", level: int = TRUTH_LEVEL, 
     """The mixed solve (eq. 7.1) of ``problem`` with u × n = 0 on ``domain_name``'s mesh at
     ``level`` in the Nédélec space of ``order`` (a ``Nedelec2Solution`` or, order 1, a
     ``NedelecSolution``); a problem with an exact u keeps its own boundary data."""
-    from surrogate.fem.baselines import fem_approximation
+    from surrogate.fem.hcurl.registry import fem_approximation
 
     order = check_truth_order(order)
     boundary = problem if getattr(problem, "has_exact", False) else _ZeroWall(problem)

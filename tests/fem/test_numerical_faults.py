@@ -9,9 +9,10 @@ import pytest
 from skfem import Basis, BilinearForm, ElementTetN0, ElementTetP1, MeshTet
 from skfem.helpers import curl, dot, grad
 
-import surrogate.fem.nedelec as nedelec
+import surrogate.fem.hcurl.n0 as n0
 from surrogate.core.errors import InputError, SolverError
 from surrogate.fem.domains import domain_names, get_domain
+from surrogate.fem.hcurl.solvers import solve_hcurl_spd, solve_maxwell_saddle
 from surrogate.fem.mesh_quality import (
     MIN_RELATIVE_VOLUME,
     check_mesh,
@@ -19,7 +20,6 @@ from surrogate.fem.mesh_quality import (
     relative_volumes,
 )
 from surrogate.fem.problems import get_problem
-from surrogate.fem.solvers import solve_hcurl_spd, solve_maxwell_saddle
 
 
 def _cube(n: int) -> MeshTet:
@@ -58,7 +58,7 @@ def no_assembly(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("assembly started on a bad mesh")
 
-    monkeypatch.setattr(nedelec, "Basis", refuse)
+    monkeypatch.setattr(n0, "Basis", refuse)
 
 
 @pytest.mark.parametrize("name", domain_names())
@@ -70,7 +70,7 @@ def test_every_domain_mesh_passes_the_check_with_margin(name):
         assert overlapping_faces(mesh).size == 0
 
 
-@pytest.mark.parametrize("method", [nedelec.best_approximation, nedelec.solve_maxwell])
+@pytest.mark.parametrize("method", [n0.best_approximation, n0.solve_maxwell])
 @pytest.mark.parametrize("squash", [0.0, 1e-10])
 def test_flat_tet_is_refused_before_assembly(method, squash, no_assembly):
     mesh = _cube(2)
@@ -88,7 +88,7 @@ def test_flat_tet_is_refused_before_assembly(method, squash, no_assembly):
     assert abs(relative_volumes(bad.p, bad.t)[tet]) <= MIN_RELATIVE_VOLUME
 
 
-@pytest.mark.parametrize("method", [nedelec.best_approximation, nedelec.solve_maxwell])
+@pytest.mark.parametrize("method", [n0.best_approximation, n0.solve_maxwell])
 def test_inverted_tet_is_refused_before_assembly(method, no_assembly):
     mesh = _cube(2)
     node = _centre_node(mesh)
@@ -112,8 +112,8 @@ def test_node_order_of_the_tets_does_not_matter():
     assert (relative_volumes(flipped.p, flipped.t) < 0).sum() == t.shape[1] // 2
     check_mesh(flipped)
     problem = get_problem("maxwell")
-    a = nedelec.best_approximation(mesh, problem).dofs
-    b = nedelec.best_approximation(flipped, problem).dofs
+    a = n0.best_approximation(mesh, problem).dofs
+    b = n0.best_approximation(flipped, problem).dofs
     assert np.abs(a - b).max() < 1e-12 * np.abs(a).max()
 
 

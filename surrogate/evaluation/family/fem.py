@@ -112,7 +112,7 @@ def relative_errors(values: np.ndarray, ref: Reference, weights: np.ndarray
 def at_quadrature(solution: Any, intorder: int) -> np.ndarray:
     """u_h of an N0 or order-2 solution at ``quadrature_rule(mesh, intorder)``'s points."""
     if getattr(solution, "order", 1) == 2:
-        from surrogate.fem.nedelec2_eval import fields_at_quadrature
+        from surrogate.fem.hcurl.complete_linear_eval import fields_at_quadrature
 
         return np.concatenate([v for v, _ in fields_at_quadrature(solution, intorder)])
     return solution.values_at_quadrature(intorder)
@@ -128,7 +128,7 @@ def fem_solution(mesh: Any, problem: Any, method: str, order: int, solver: str,
     """(solution, seconds mesh → u_h) of one Nédélec baseline; a FEM-truth family's mixed
     solve (either order) is its ``fem_truth`` on that level: u × n = 0 is its exact
     boundary data."""
-    from surrogate.fem import nedelec
+    from surrogate.fem.hcurl import n0
 
     start = time.perf_counter()
     if not family.has_exact:
@@ -138,12 +138,12 @@ def fem_solution(mesh: Any, problem: Any, method: str, order: int, solver: str,
             raise InputError(f"family {family.name!r}: only the mixed solve is available")
         solution = fem_truth(problem, domain, level, order=order)
     elif order == 2:
-        from surrogate.fem.nedelec2_solve import best_approximation2, solve_maxwell2
+        from surrogate.fem.hcurl.complete_linear import best_approximation2, solve_maxwell2
 
         fn = best_approximation2 if method == "best" else solve_maxwell2
         solution = fn(mesh, problem, solver="auto" if solver == "iterative" else solver)
     else:
-        fn = nedelec.best_approximation if method == "best" else nedelec.solve_maxwell
+        fn = n0.best_approximation if method == "best" else n0.solve_maxwell
         solution = fn(mesh, problem, solver=solver)
     wall = time.perf_counter() - start
     timings = getattr(solution, "timings", None) or {}

@@ -94,7 +94,7 @@ class Evaluation:
 
 def fem_baseline(mesh, problem, method: str, solver: str, order: int = 1):
     """The FEM baseline of ``order`` on ``mesh``: H(curl) best approximation or mixed solve."""
-    from surrogate.fem.baselines import fem_approximation
+    from surrogate.fem.hcurl.registry import fem_approximation
 
     return fem_approximation(mesh, problem, order=order, method=method, solver=solver)
 
@@ -104,8 +104,8 @@ def _warm_up_fem(problem: Any, method: str, orders: Sequence[int]) -> None:
     stay out of the timings (the coarse levels are the ones equal-error comparisons pick)."""
     if not orders or not getattr(problem, "has_exact", False):
         return
-    from surrogate.fem.baselines import fem_approximation
     from surrogate.fem.domains import get_domain
+    from surrogate.fem.hcurl.registry import fem_approximation
 
     mesh = get_domain("cube").mesh(1)
     for order in orders:

@@ -10,7 +10,7 @@ import numpy as np
 
 from surrogate.core.errors import InputError
 from surrogate.evaluation.devices import DEVICE_CHOICES
-from surrogate.fem.baselines import check_order
+from surrogate.fem.hcurl.registry import check_order
 
 FEM_CHOICES = ("best", "solve", "none")
 SOLVER_CHOICES = ("auto", "direct", "iterative")

@@ -15,9 +15,9 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from surrogate.core.errors import InputError, SolverError
-from surrogate.fem.amg import smoothed_aggregation_solver
-from surrogate.fem.discrete_operators import discrete_gradient, nodal_interpolation
-from surrogate.fem.hiptmair_xu import hx_preconditioner
+from surrogate.fem.hcurl.amg import smoothed_aggregation_solver
+from surrogate.fem.hcurl.discrete_operators import discrete_gradient, nodal_interpolation
+from surrogate.fem.hcurl.hiptmair_xu import hx_preconditioner
 
 DIRECT_LIMIT = 5_000  # unknowns below which "auto" picks a sparse direct solve (SuperLU fill
 # grows fast in 3D: at ~30k N0 unknowns direct takes 10+ s where CG-HX or MINRES take < 1 s)

@@ -1,7 +1,8 @@
 """The order-2 mixed solve in three small steps, by sparse direct or iterative solvers.
 
-With G₂ the exact P2 → N2 gradient (:func:`~surrogate.fem.nedelec2.p2_gradient`), M the N2 mass
-matrix and L = G₂ᵀ M G₂ the P2 Laplacian (Dirichlet), the N2 × P2 saddle-point system
+With G₂ the exact P2 → N2 gradient
+(:func:`~surrogate.fem.hcurl.complete_linear_element.p2_gradient`), M the N2 mass matrix and
+L = G₂ᵀ M G₂ the P2 Laplacian (Dirichlet), the N2 × P2 saddle-point system
 [[A, Bᵀ], [B, 0]], B = G₂ᵀ M, is solved exactly by
 
 1. L p = G₂ᵀ f                                   (test with v = ∇q; curl ∇q = 0),
@@ -11,7 +12,7 @@ matrix and L = G₂ᵀ M G₂ the P2 Laplacian (Dirichlet), the N2 × P2 saddle-
 
 "direct": SuperLU for L and for the N0 saddle system. "iterative": CG with a smoothed-aggregation
 AMG V-cycle (pyamg) for L, and MINRES with the block Hiptmair–Xu / AMG preconditioner of
-:func:`~surrogate.fem.solvers.solve_maxwell_saddle` for step 2; every Krylov solve stops at
+:func:`~surrogate.fem.hcurl.solvers.solve_maxwell_saddle` for step 2; every Krylov solve stops at
 relative residual ``rtol``.
 """
 
@@ -25,10 +26,10 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from surrogate.core.errors import SolverError
-from surrogate.fem.discrete_operators import discrete_gradient
-from surrogate.fem.nedelec2 import edge_dof_indices, p2_gradient
-from surrogate.fem.nedelec2_iterative import AmgCg
-from surrogate.fem.solvers import SolveInfo, solve_maxwell_saddle
+from surrogate.fem.hcurl.complete_linear_element import edge_dof_indices, p2_gradient
+from surrogate.fem.hcurl.complete_linear_iterative import AmgCg
+from surrogate.fem.hcurl.discrete_operators import discrete_gradient
+from surrogate.fem.hcurl.solvers import SolveInfo, solve_maxwell_saddle
 
 ITERATIVE_LIMIT = 20_000  # order-2 DOFs from which "auto" solves iteratively (SuperLU's fill:
 # cube level 3, 8k DOFs, 0.4 s direct; level 4, 62k DOFs, > 60 s direct, seconds iteratively)
@@ -104,7 +105,7 @@ def saddle_split(mesh, A: sp.spmatrix, M: sp.spmatrix, f_u: np.ndarray, x0_u: np
 
 def _whitney_iterative(mesh, A, M, r, u, free_e, free_n, rtol, maxiter
                        ) -> tuple[np.ndarray, int]:
-    """Step 2 by :func:`~surrogate.fem.solvers.solve_maxwell_saddle` ("iterative") on the N0
+    """Step 2 by :func:`~surrogate.fem.hcurl.solvers.solve_maxwell_saddle` ("iterative") on the N0
     and P1 bases of ``mesh`` (its preconditioner needs them); returns (free Whitney DOFs,
     MINRES iterations)."""
     from skfem import Basis, ElementTetN0, ElementTetP1

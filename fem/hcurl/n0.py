@@ -20,9 +20,9 @@ from skfem import Basis, BilinearForm, ElementTetN0, ElementTetP1, LinearForm, M
 from skfem.helpers import curl, dot, grad
 
 from surrogate.core.errors import InputError
+from surrogate.fem.hcurl.solvers import SolveInfo, solve_hcurl_spd, solve_maxwell_saddle
 from surrogate.fem.mesh_quality import check_mesh
 from surrogate.fem.quadrature import quadrature_rule
-from surrogate.fem.solvers import SolveInfo, solve_hcurl_spd, solve_maxwell_saddle
 
 ASSEMBLY_INTORDER = 2  # exact for the N0 mass and φ curl–curl matrices (φ quadratic)
 ERROR_INTORDER = 4  # quadrature of the errors: its error is O(h^5), far below O(h)

@@ -1,6 +1,6 @@
 """Order-2 Nédélec fields: values and curls at points and at quadrature points, L² errors.
 
-Conventions as for N0 (:mod:`surrogate.fem.nedelec`): errors are ‖u − u_h‖_{L²(Ω_h)} and
+Conventions as for N0 (:mod:`surrogate.fem.hcurl.n0`): errors are ‖u − u_h‖_{L²(Ω_h)} and
 ‖curl u − curl u_h‖_{L²(Ω_h)} by a global rule (:func:`~surrogate.fem.quadrature.quadrature_rule`),
 the relative error divides by ‖u‖_{L²(Ω_h)} under the same rule. Point evaluation reuses the
 N0 point locator (KD-tree over centroids, barycentric test) and scikit-fem's basis.
@@ -13,7 +13,7 @@ from skfem import Basis
 
 from surrogate.core.errors import InputError
 from surrogate.fem.domains import as_points
-from surrogate.fem.nedelec2 import ElementTetN2
+from surrogate.fem.hcurl.complete_linear_element import ElementTetN2
 from surrogate.fem.point_evaluation import OUTSIDE_MODES, point_locator
 from surrogate.fem.quadrature import l2_norm, quadrature_rule
 

@@ -1,4 +1,5 @@
-"""Tests for fem/solvers.py: CG + Hiptmair–Xu, block MINRES, discrete operators, auto choice."""
+"""Tests for fem/hcurl/solvers.py: CG + Hiptmair–Xu, block MINRES, discrete operators, auto
+choice."""
 
 import numpy as np
 import pytest
@@ -7,8 +8,8 @@ from skfem import Basis, BilinearForm, ElementTetN0, ElementTetP1, MeshTet
 from skfem.helpers import curl, dot, grad
 
 from surrogate.core.errors import SolverError
-from surrogate.fem.discrete_operators import discrete_gradient, nodal_interpolation
-from surrogate.fem.solvers import solve_hcurl_spd, solve_maxwell_saddle
+from surrogate.fem.hcurl.discrete_operators import discrete_gradient, nodal_interpolation
+from surrogate.fem.hcurl.solvers import solve_hcurl_spd, solve_maxwell_saddle
 
 
 def _cube(n):

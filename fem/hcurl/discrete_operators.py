@@ -1,7 +1,8 @@
 """Discrete gradient and nodal interpolation from P1 to skfem's N0 (ElementTetN0) DOFs.
 
 skfem numbers N0 DOFs by ``mesh.edges`` (columns sorted, a < b), oriented from the lower to the
-higher node index, with DOF = ∫_e u·t ds (Whitney scaling): verified in tests/fem/test_solvers.py.
+higher node index, with DOF = ∫_e u·t ds (Whitney scaling): verified in
+tests/fem/hcurl/test_solvers.py.
 """
 
 from __future__ import annotations

@@ -119,7 +119,8 @@ def n0_only_error(basis, dofs: np.ndarray, where: str) -> InputError | None:
     if isinstance(getattr(basis, "elem", None), ElementTetN2) or size == 2 * n_edges:
         return InputError(f"{where} takes lowest-order (N0, 1 DOF per edge) fields, got an "
                           f"order-2 field ({size} DOFs = 2 per edge on {n_edges} edges); "
-                          "evaluate it with its ElementTetN2 basis (nedelec2_eval.evaluate_n2)")
+                          "evaluate it with its ElementTetN2 basis "
+                          "(complete_linear_eval.evaluate_n2)")
     return None
 
 

@@ -1,5 +1,6 @@
 """FEM baselines by polynomial order: order 1 = N0 (the τ-learning paper's), order 2 = the
-complete-linear hierarchical space (:class:`~surrogate.fem.nedelec2.ElementTetN2`).
+complete-linear hierarchical space
+(:class:`~surrogate.fem.hcurl.complete_linear_element.ElementTetN2`).
 
 One entry point for everything that compares against finite elements (convergence studies,
 evaluation, benchmarks), so that no caller branches on the order itself.
@@ -43,14 +44,14 @@ def fem_approximation(mesh, problem, *, order: int = 1, method: str = "best",
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
     if order == 1:
-        from surrogate.fem import nedelec
+        from surrogate.fem.hcurl import n0
 
-        fun = nedelec.best_approximation if method == "best" else nedelec.solve_maxwell
+        fun = n0.best_approximation if method == "best" else n0.solve_maxwell
     else:
-        from surrogate.fem import nedelec2_solve
+        from surrogate.fem.hcurl import complete_linear
 
-        fun = (nedelec2_solve.best_approximation2 if method == "best"
-               else nedelec2_solve.solve_maxwell2)
+        fun = (complete_linear.best_approximation2 if method == "best"
+               else complete_linear.solve_maxwell2)
     return fun(mesh, problem, solver=solver, rtol=rtol)
 
 
@@ -62,10 +63,10 @@ def solution_order(solution) -> int:
 def fem_hcurl_errors(solution, exact, exact_curl) -> tuple[float, float]:
     """(‖u − u_h‖, ‖curl u − curl u_h‖) in L²(Ω_h) for a solution of either order."""
     if solution_order(solution) == 2:
-        from surrogate.fem.nedelec2_eval import hcurl_errors2
+        from surrogate.fem.hcurl.complete_linear_eval import hcurl_errors2
 
         return hcurl_errors2(solution, exact, exact_curl)
-    from surrogate.fem.nedelec import hcurl_errors
+    from surrogate.fem.hcurl.n0 import hcurl_errors
 
     return hcurl_errors(solution, exact, exact_curl)
 

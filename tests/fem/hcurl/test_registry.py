@@ -4,15 +4,15 @@ import numpy as np
 import pytest
 
 from surrogate.core.errors import InputError
-from surrogate.fem.baselines import (
+from surrogate.fem.domains import get_domain
+from surrogate.fem.hcurl.n0 import hcurl_errors, solve_maxwell
+from surrogate.fem.hcurl.registry import (
     check_order,
     fem_approximation,
     fem_hcurl_errors,
     parse_orders,
     solution_order,
 )
-from surrogate.fem.domains import get_domain
-from surrogate.fem.nedelec import hcurl_errors, solve_maxwell
 from surrogate.fem.problems import get_problem
 
 

@@ -20,10 +20,10 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from surrogate.core.errors import SolverError
-from surrogate.fem.amg import smoothed_aggregation_solver
-from surrogate.fem.hiptmair_xu import hx_preconditioner
-from surrogate.fem.nedelec2 import p2_gradient, whitney_dofs
-from surrogate.fem.solvers import SolveInfo, _aux_operators
+from surrogate.fem.hcurl.amg import smoothed_aggregation_solver
+from surrogate.fem.hcurl.complete_linear_element import p2_gradient, whitney_dofs
+from surrogate.fem.hcurl.hiptmair_xu import hx_preconditioner
+from surrogate.fem.hcurl.solvers import SolveInfo, _aux_operators
 
 
 class AmgCg:

@@ -3,7 +3,7 @@
 import numpy as np
 import pyamg
 
-from surrogate.fem.amg import smoothed_aggregation_solver
+from surrogate.fem.hcurl.amg import smoothed_aggregation_solver
 
 
 def test_two_setups_give_the_same_bits_and_the_global_state_is_restored():

@@ -1,7 +1,7 @@
 """Order-2 (complete-linear, hierarchical) Nédélec approximations: best approximation and solve.
 
-The same two formulations as the N0 code (:mod:`surrogate.fem.nedelec`), in the space of
-:class:`~surrogate.fem.nedelec2.ElementTetN2`:
+The same two formulations as the N0 code (:mod:`surrogate.fem.hcurl.n0`), in the space of
+:class:`~surrogate.fem.hcurl.complete_linear_element.ElementTetN2`:
 
 ``best_approximation2``: (curl u_h, curl v) + (u_h, v) = (curl u, curl v) + (u, v) for all v.
 ``solve_maxwell2``: the mixed (Kikuchi) form of curl(φ curl u) = f, div u = 0: find
@@ -11,10 +11,10 @@ u_h × n = the order-2 interpolant (:func:`edge_interpolant2`) of the exact u on
 
 Matrices use a degree-2 rule (exact: φ is quadratic, curls constant, u·v and u·∇q quadratic),
 right-hand sides a degree-4 rule. ``solver``: "direct" (SuperLU), "iterative" (CG with the
-preconditioners of :mod:`surrogate.fem.nedelec2_iterative`), "auto" = iterative from
+preconditioners of :mod:`surrogate.fem.hcurl.complete_linear_iterative`), "auto" = iterative from
 ``ITERATIVE_LIMIT`` order-2 DOFs on, direct below.
 
-The mixed solve ("direct" and "iterative"; :mod:`surrogate.fem.nedelec2_split`) does not factor
+The mixed solve ("direct" and "iterative"; :mod:`surrogate.fem.hcurl.saddle_split`) does not factor
 the saddle-point matrix (SuperLU's fill makes that 10-50× slower): with G₂ the exact P2 → N2
 gradient (:func:`p2_gradient`), M the N2 mass matrix and L = G₂ᵀ M G₂ the P2 Laplacian
 (Dirichlet), it solves the same equations exactly in three small steps: (1) L p = G₂ᵀ f (test
@@ -24,7 +24,7 @@ multiplier is 0 up to rounding); (3) the gradient correction u = ũ + G₂ ψ, L
 which enforces (u_h, ∇q) = 0 and leaves curl u_h alone. "monolithic" factors the full saddle-
 point matrix (the reference in the tests).
 "iterative" runs the same three steps with CG + AMG for L and the N0 step by MINRES with the
-block Hiptmair–Xu preconditioner (:func:`~surrogate.fem.solvers.solve_maxwell_saddle`).
+block Hiptmair–Xu preconditioner (:func:`~surrogate.fem.hcurl.solvers.solve_maxwell_saddle`).
 """
 
 from __future__ import annotations
@@ -40,10 +40,14 @@ from skfem import Basis, BilinearForm, ElementTetP2, LinearForm, MeshTet
 from skfem.helpers import curl, dot, grad
 
 from surrogate.core.errors import InputError, SolverError
+from surrogate.fem.hcurl.complete_linear_element import (
+    ElementTetN2,
+    edge_dof_indices,
+    edge_interpolant2,
+)
+from surrogate.fem.hcurl.saddle_split import ITERATIVE_LIMIT, saddle_split
+from surrogate.fem.hcurl.solvers import SolveInfo
 from surrogate.fem.mesh_quality import check_mesh
-from surrogate.fem.nedelec2 import ElementTetN2, edge_dof_indices, edge_interpolant2
-from surrogate.fem.nedelec2_split import ITERATIVE_LIMIT, saddle_split
-from surrogate.fem.solvers import SolveInfo
 
 ASSEMBLY_INTORDER = 2  # exact for every matrix here (φ quadratic, fields linear)
 RHS_INTORDER = 4  # right-hand sides of non-polynomial data
@@ -70,19 +74,19 @@ class Nedelec2Solution:
 
     def values_at(self, points: np.ndarray, outside: str = "error") -> np.ndarray:
         """u_h at arbitrary points (N, 3) -> (N, 3) (point location in the mesh)."""
-        from surrogate.fem.nedelec2_eval import evaluate_n2
+        from surrogate.fem.hcurl.complete_linear_eval import evaluate_n2
 
         return evaluate_n2(self.basis, self.dofs, points, outside=outside)
 
     def curl_at(self, points: np.ndarray, outside: str = "error") -> np.ndarray:
         """curl u_h at arbitrary points (N, 3) -> (N, 3)."""
-        from surrogate.fem.nedelec2_eval import evaluate_n2_curl
+        from surrogate.fem.hcurl.complete_linear_eval import evaluate_n2_curl
 
         return evaluate_n2_curl(self.basis, self.dofs, points, outside=outside)
 
     def values_at_quadrature(self, intorder: int) -> np.ndarray:
         """u_h (M, 3) at the points of ``quadrature_rule(mesh, intorder)``, in their order."""
-        from surrogate.fem.nedelec2_eval import fields_at_quadrature
+        from surrogate.fem.hcurl.complete_linear_eval import fields_at_quadrature
 
         return np.concatenate([value for value, _ in fields_at_quadrature(self, intorder)])
 
@@ -142,7 +146,7 @@ def best_approximation2(mesh: MeshTet, problem, *, solver: str = "auto",
     A, b, basis = assemble_best2(mesh, problem)
     t1 = time.perf_counter()
     if _iterative(solver, basis.N):
-        from surrogate.fem.nedelec2_iterative import spd_iterative
+        from surrogate.fem.hcurl.complete_linear_iterative import spd_iterative
 
         dofs, info = spd_iterative(A, b, mesh, rtol=rtol)
     else:

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from pyamg.relaxation.relaxation import gauss_seidel
 
-from surrogate.fem.amg import smoothed_aggregation_solver
+from surrogate.fem.hcurl.amg import smoothed_aggregation_solver
 
 
 def hx_preconditioner(A: sp.csr_matrix, G: sp.spmatrix, Pi: sp.spmatrix) -> spla.LinearOperator:

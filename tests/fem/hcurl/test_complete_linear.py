@@ -10,23 +10,7 @@ from skfem.helpers import curl, dot, grad
 from surrogate.core.errors import InputError
 from surrogate.fem.convergence import observed_rate
 from surrogate.fem.domains import get_domain
-from surrogate.fem.nedelec import best_approximation, edge_interpolant, solve_maxwell
-from surrogate.fem.nedelec2 import (
-    ElementTetN2,
-    bubble_dofs,
-    edge_dof_indices,
-    edge_interpolant2,
-    p2_gradient,
-    whitney_dofs,
-)
-from surrogate.fem.nedelec2_eval import (
-    evaluate_n2,
-    evaluate_n2_curl,
-    field_l2_norm,
-    fields_at_quadrature,
-    hcurl_errors2,
-)
-from surrogate.fem.nedelec2_solve import (
+from surrogate.fem.hcurl.complete_linear import (
     assemble_best2,
     assemble_mixed2,
     best_approximation2,
@@ -34,6 +18,22 @@ from surrogate.fem.nedelec2_solve import (
     solve_maxwell2,
     spd_direct,
 )
+from surrogate.fem.hcurl.complete_linear_element import (
+    ElementTetN2,
+    bubble_dofs,
+    edge_dof_indices,
+    edge_interpolant2,
+    p2_gradient,
+    whitney_dofs,
+)
+from surrogate.fem.hcurl.complete_linear_eval import (
+    evaluate_n2,
+    evaluate_n2_curl,
+    field_l2_norm,
+    fields_at_quadrature,
+    hcurl_errors2,
+)
+from surrogate.fem.hcurl.n0 import best_approximation, edge_interpolant, solve_maxwell
 from surrogate.fem.problems import get_problem
 from surrogate.fem.quadrature import quadrature_rule
 
@@ -106,7 +106,7 @@ def _n0_forms():
 
 
 def test_hierarchy_reproduces_n0_matrices_and_solutions():
-    """Whitney block of the order-2 systems = N0's (same rules); its solves = nedelec.py's."""
+    """Whitney block of the order-2 systems = N0's (same rules); its solves = n0.py's."""
     mesh, problem = get_domain("cube").mesh(2), get_problem("maxwell")
     W = whitney_dofs(mesh.edges.shape[1])
     mass_cc, phi_cc, coupling = _n0_forms()
