@@ -35,7 +35,8 @@ class OptionGroup:
     ``scopes`` maps a scope name (an architecture, a recipe) to its config class; ``noun``
     says what a scope is in messages (``"arch"``). With ``dispatch`` (a field name, e.g.
     ``"arch"``) the group gets one option choosing the scope, help ``dispatch_doc``, default
-    ``default_scope``. ``skip`` names fields that are not options of this command.
+    ``default_scope``. ``skip`` names fields that are not options of this command,
+    ``arguments`` fields that are its positional arguments (required).
     """
 
     name: str
@@ -45,6 +46,7 @@ class OptionGroup:
     dispatch_doc: str = ""
     default_scope: str | None = None
     skip: tuple[str, ...] = ()
+    arguments: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class ConfigOption:
     group: str
     scopes: tuple[str, ...]
     annotation: Any = dataclasses.field(compare=False, repr=False)
+    argument: bool = False
 
     @property
     def chooses_scope(self) -> bool:
@@ -186,12 +189,18 @@ def group_options(group: OptionGroup) -> list[ConfigOption]:
     for flag, entries in owners.items():
         _, cls, f = entries[0]
         kind = _option_type(cls, f)
+        scopes = tuple(s for s, _, _ in entries)
+        if f.name in group.arguments:
+            info = typer.Argument(help=f.metadata["doc"], metavar=f.name.upper(),
+                                  show_default=False)
+            options.append(ConfigOption(f.name, f.name.upper(), f.name, group.name, scopes,
+                                        Annotated[kind, info], argument=True))
+            continue
         info = typer.Option(*_declarations(f, kind),
                             help=_help(group, [(s, c) for s, c, _ in entries], f),
                             rich_help_panel=f.metadata.get("panel") or None)
         options.append(ConfigOption(flag[2:].replace("-", "_"), flag, f.name, group.name,
-                                    tuple(s for s, _, _ in entries),
-                                    Annotated[kind | None, info]))
+                                    scopes, Annotated[kind | None, info]))
     if group.dispatch:
         first = next(iter(group.scopes.values()))
         field = (_dispatch_base(first) or first).__dataclass_fields__[group.dispatch]

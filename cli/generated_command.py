@@ -81,8 +81,10 @@ def command_with_options(func: Callable[..., Any], groups: list[OptionGroup]
     own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
            for p in inspect.signature(func, eval_str=True).parameters.values()
            if p.name != "options"]
-    generated = [inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=None,
+    generated = [inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY,
+                                   default=inspect.Parameter.empty if option.argument else None,
                                    annotation=option.annotation) for option in options]
+    generated.sort(key=lambda p: p.default is None)  # the arguments first
     clash = {p.name for p in own} & {p.name for p in generated}
     if clash:
         raise ValueError(f"{func.__name__}: options {sorted(clash)} are both generated and own")
