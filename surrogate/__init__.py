@@ -31,8 +31,8 @@ _EXPORTS = {
     "evaluation.api": ("evaluate", "EvaluationResult"),
     "evaluation.static.options": ("EvaluationOptions",),
     "evaluation.static.measure": ("Evaluation", "evaluate_runs"),
-    "evaluation.sequence.measure": ("SequenceEvaluationOptions", "SequenceEvaluation",
-                            "evaluate_sequence_run"),
+    "evaluation.sequence.options": ("SequenceEvaluationOptions",),
+    "evaluation.sequence.measure": ("SequenceEvaluation", "evaluate_sequence_run"),
     "evaluation.report": ("write_report",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}

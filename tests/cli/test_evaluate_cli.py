@@ -295,7 +295,7 @@ def test_python_evaluate_reproduces_the_cli_report(runs, tmp_path):
 def test_python_evaluate_refuses_options_of_the_other_kind(runs, tmp_path):
     from surrogate.core.errors import InputError
     from surrogate.evaluation.api import evaluate
-    from surrogate.evaluation.sequence.measure import SequenceEvaluationOptions
+    from surrogate.evaluation.sequence.options import SequenceEvaluationOptions
 
     with pytest.raises(InputError, match="give EvaluationOptions"):
         evaluate([runs["fdnn"]], SequenceEvaluationOptions(), out=tmp_path / "x")

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
+from surrogate.fem.families.family import FamilyProblem, SphericalInterface
 
 INTERFACE_BAND = 2.0
 """Half-width of the near-interface band in mesh sizes h of the level."""
@@ -64,7 +65,7 @@ class Reference:
     regions: dict[str, np.ndarray] = field(repr=False)
 
 
-def reference(problem: Any, geometry: LevelGeometry, truth: Any | None) -> Reference:
+def reference(problem: FamilyProblem, geometry: LevelGeometry, truth: Any | None) -> Reference:
     """u_ref (exact, or ``truth.values_at``) and the region masks on ``geometry``."""
     if truth is None:
         values = np.asarray(problem.u(geometry.points), dtype=float)
@@ -81,16 +82,13 @@ def reference(problem: Any, geometry: LevelGeometry, truth: Any | None) -> Refer
     return Reference(values, keep, regions)
 
 
-def interface_distance(problem: Any, points: np.ndarray) -> np.ndarray | None:
-    """Distance of ``points`` to the problem's material interface: its
-    ``interface_distance(points)``, or | |x − c| − R | for a spherical inclusion (``centre``,
-    ``radius``); None for a problem without an interface."""
-    if hasattr(problem, "interface_distance"):
-        return np.asarray(problem.interface_distance(points), dtype=float)
-    centre, radius = getattr(problem, "centre", None), getattr(problem, "radius", None)
-    if centre is None or radius is None:
+def interface_distance(problem: FamilyProblem, points: np.ndarray) -> np.ndarray | None:
+    """Distance | |x − c| − R | of ``points`` to a :class:`SphericalInterface` (centre c,
+    radius R); None for a problem without a material interface."""
+    if not isinstance(problem, SphericalInterface):
         return None
-    return np.abs(np.linalg.norm(points - np.asarray(centre)[None, :], axis=1) - float(radius))
+    distance = np.linalg.norm(points - np.asarray(problem.centre)[None, :], axis=1)
+    return np.abs(distance - float(problem.radius))
 
 
 def relative_errors(values: np.ndarray, ref: Reference, weights: np.ndarray

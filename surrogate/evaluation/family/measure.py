@@ -33,6 +33,7 @@ from surrogate.evaluation.family.fem import (
     relative_errors,
 )
 from surrogate.evaluation.family.options import FamilyEvaluationOptions
+from surrogate.fem.families.family import Family, FamilyProblem
 from surrogate.fem.families.truth import truth_description
 
 ProgressCallback = Callable[[int, int, str], None]
@@ -84,7 +85,7 @@ class FamilyPredictor:
                                  "sensor layout") from None
         return cls(label, run, kind, sensors, batch_size)
 
-    def __call__(self, points: np.ndarray, problem: Any) -> np.ndarray:
+    def __call__(self, points: np.ndarray, problem: FamilyProblem) -> np.ndarray:
         """u_NN (n, 3) at ``points`` (n, 3) for ``problem``: rows (incl. sensor values) + net."""
         from surrogate.fem.families import sensor_values
         from surrogate.training.family_inputs import network_inputs
@@ -93,7 +94,7 @@ class FamilyPredictor:
         rows = network_inputs(self.kind, points, problem, sensor_values=values)
         return np.asarray(self.run.predict(rows, batch_size=self.batch_size), dtype=float)
 
-    def seconds(self, points: np.ndarray, problem: Any, repeats: int) -> float:
+    def seconds(self, points: np.ndarray, problem: FamilyProblem, repeats: int) -> float:
         """Median wall time of one query at ``points`` (rows and inference included)."""
         times = []
         for _ in range(repeats):
@@ -268,7 +269,7 @@ def _notes(family: Any, options: FamilyEvaluationOptions, levels: Sequence[int],
     return notes
 
 
-def _problem_on_domain(problem: Any, family: Any, domain: str, levels: Sequence[int],
+def _problem_on_domain(problem: FamilyProblem, family: Family, domain: str, levels: Sequence[int],
                        geometries: dict[tuple[str, int], Any], probe_points: np.ndarray,
                        predictors: Sequence[FamilyPredictor], options: FamilyEvaluationOptions,
                        truth: tuple[int, int] | None) -> dict[str, Any]:
@@ -307,16 +308,13 @@ def _problem_on_domain(problem: Any, family: Any, domain: str, levels: Sequence[
 
 
 
-def load_family_runs(run_dirs: Sequence[Any], options: FamilyEvaluationOptions, *,
-                     vtk: bool = False) -> tuple[list[Any], Any, FamilyEvaluationOptions]:
+def load_family_runs(run_dirs: Sequence[Any], options: FamilyEvaluationOptions
+                     ) -> tuple[list[Any], Any, FamilyEvaluationOptions]:
     """(runs, family, resolved options) of family run directories; every user error first."""
     from surrogate.fem.domains import get_domain
     from surrogate.fem.families import get_family
     from surrogate.runs.load import load_run
 
-    if vtk:
-        raise InputError("--vtk applies to single-problem runs; a family evaluation writes "
-                         "evaluation.json, its figures and the report")
     resolve_inference_device(options.device)
     runs = [load_run(path) for path in run_dirs]
     name = family_of_runs([run.dataset for run in runs])

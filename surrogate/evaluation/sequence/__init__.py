@@ -1,16 +1,16 @@
 """Sequence runs on sequences they never saw: unseen signals, materials, a longer horizon.
 
-``measure`` (:func:`evaluate_sequence_run`), ``sets`` (what each set is), ``builders``,
-``maxwell_td``, ``metrics``, ``vtk``, ``plots`` and ``report``. Names load on first use
-(PEP 562).
+``measure`` (:func:`evaluate_sequence_run`), ``options``, ``sets`` (what each set is),
+``builders``, ``maxwell_td``, ``metrics``, ``vtk``, ``plots``, ``report``, ``tables`` and
+``run_kind`` (its registry entry). Names load on first use (PEP 562).
 """
 
 from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "measure": ("SequenceEvaluation", "SequenceEvaluationOptions", "evaluate_sequence_run",
-                "prepare"),
+    "measure": ("SequenceEvaluation", "evaluate_sequence_run", "prepare"),
+    "options": ("SequenceEvaluationOptions",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 

@@ -80,6 +80,7 @@ class Evaluation:
         """JSON-safe summary (``evaluation.json``): options, runs, records, the fastest FEM at
         each run's error, notes."""
         return {
+            "kind": "pointwise",
             "problem": self.problem,
             "reference": self.reference,
             "options": self.options.to_dict(),

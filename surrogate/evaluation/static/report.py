@@ -15,6 +15,11 @@ from surrogate.evaluation.report_html import Cell, figure_html, fmt, html_table,
 TITLE = "Surrogate evaluation"
 
 
+def static_title(evaluation: Mapping[str, Any]) -> str:
+    """Page title of a static evaluation."""
+    return TITLE
+
+
 def _extra_orders(evaluation: Mapping[str, Any]) -> list[int]:
     """The FEM orders evaluated beyond the first (lowest) one, e.g. [2]."""
     orders = next((r["fem_orders"] for r in evaluation["records"] if r.get("fem_orders")), [])
@@ -193,4 +198,4 @@ def static_section(evaluation: Mapping[str, Any], figures: Mapping[str, Any] | N
 
 
 __all__ = ["TITLE", "error_rows", "fastest_fem_rows", "runs_rows", "split_rows", "static_section",
-           "timing_rows"]
+           "static_title", "timing_rows"]
