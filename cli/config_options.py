@@ -36,7 +36,8 @@ class OptionGroup:
     says what a scope is in messages (``"arch"``). With ``dispatch`` (a field name, e.g.
     ``"arch"``) the group gets one option choosing the scope, help ``dispatch_doc``, default
     ``default_scope``. ``skip`` names fields that are not options of this command,
-    ``arguments`` fields that are its positional arguments (required).
+    ``arguments`` fields that are its positional arguments (required); ``refusal`` is the
+    message for an option given for another scope.
     """
 
     name: str
@@ -47,19 +48,28 @@ class OptionGroup:
     default_scope: str | None = None
     skip: tuple[str, ...] = ()
     arguments: tuple[str, ...] = ()
+    refusal: str = "{flags} {verb} to {noun} {scopes}, not {scope!r}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ConfigOption:
-    """One option: its parameter name, flag, the field it sets and the scopes that have it."""
+    """One option: its parameter name, flag, the field it sets in each scope that has it
+    (``fields``), and how its value becomes the field's (``parse``, ``multiple``)."""
 
     name: str
     flag: str
     field: str
     group: str
-    scopes: tuple[str, ...]
-    annotation: Any = dataclasses.field(compare=False, repr=False)
+    fields: Mapping[str, str]
+    annotation: Any = dataclasses.field(repr=False)
     argument: bool = False
+    parse: Any = None
+    multiple: bool = False
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        """The scopes whose config has this option's field."""
+        return tuple(self.fields)
 
     @property
     def chooses_scope(self) -> bool:
@@ -91,8 +101,8 @@ def is_option(f: dataclasses.Field, group: OptionGroup) -> bool:
 
 def _meaning(cls: type, f: dataclasses.Field) -> tuple:
     """What must agree for two scopes' fields to share one flag."""
-    keys = ("doc", "choices", "text", "short", "panel")
-    return (f.name, field_type(cls, f.name), *(f.metadata.get(k) for k in keys))
+    keys = ("doc", "choices", "text", "parse", "multiple", "short", "panel")
+    return (field_type(cls, f.name), *(f.metadata.get(k) for k in keys))
 
 
 def _choices(flag: str, values: tuple[str, ...]) -> type[Enum]:
@@ -105,10 +115,13 @@ def _option_type(cls: type, f: dataclasses.Field) -> type:
     """The type the command line reads for field ``f``."""
     kind = field_type(cls, f.name)
     if f.metadata.get("choices"):
-        return _choices(flag_of(f), f.metadata["choices"])
-    if f.metadata.get("text") or kind is tuple:
-        return str
-    return kind
+        kind = _choices(flag_of(f), f.metadata["choices"])
+    elif f.metadata.get("text") or kind is tuple and not f.metadata.get("multiple"):
+        kind = str
+    elif kind is tuple:
+        kind = typing.get_args(typing.get_type_hints(cls)[f.name])[0]
+        kind = next((a for a in typing.get_args(kind) if a is not type(None)), kind)
+    return list[kind] if f.metadata.get("multiple") else kind
 
 
 def _declarations(f: dataclasses.Field, kind: type) -> tuple[str, ...]:
@@ -119,13 +132,14 @@ def _declarations(f: dataclasses.Field, kind: type) -> tuple[str, ...]:
     return (flag, short) if short else (flag,)
 
 
-def _help(group: OptionGroup, owners: list[tuple[str, type]], f: dataclasses.Field) -> str:
+def _help(group: OptionGroup, owners: list[tuple[str, type, dataclasses.Field]]) -> str:
     """The field's help, prefixed by its scopes when it is theirs alone, ending in the default."""
+    f = owners[0][2]
     doc = f.metadata["doc"]
-    scopes = [scope for scope, _ in owners]
+    scopes = [scope for scope, _, _ in owners]
     if len(scopes) < len(group.scopes) and f.name not in _base_field_names(owners[0][1]):
         doc = ", ".join(scopes) + ": " + (doc[0].lower() + doc[1:] if doc[1:2].islower() else doc)
-    defaults = {scope: default_text(cls, f.name) for scope, cls in owners}
+    defaults = {scope: default_text(cls, field.name) for scope, cls, field in owners}
     if len(set(defaults.values())) == 1:
         shown = next(iter(defaults.values()))
     else:
@@ -178,7 +192,7 @@ def _dispatch_option(group: OptionGroup, panel: str | None) -> ConfigOption:
     kind = _choices(flag, tuple(group.scopes))
     info = typer.Option(flag, help=f"{group.dispatch_doc} \\[default: {group.default_scope}]",
                         rich_help_panel=panel)
-    return ConfigOption(group.dispatch, flag, group.dispatch, group.name, (),
+    return ConfigOption(group.dispatch, flag, group.dispatch, group.name, {},
                         Annotated[kind | None, info])
 
 
@@ -189,18 +203,19 @@ def group_options(group: OptionGroup) -> list[ConfigOption]:
     for flag, entries in owners.items():
         _, cls, f = entries[0]
         kind = _option_type(cls, f)
-        scopes = tuple(s for s, _, _ in entries)
+        fields = {scope: field.name for scope, _, field in entries}
+        extra = {"parse": f.metadata.get("parse"), "multiple": bool(f.metadata.get("multiple"))}
         if f.name in group.arguments:
             info = typer.Argument(help=f.metadata["doc"], metavar=f.name.upper(),
                                   show_default=False)
-            options.append(ConfigOption(f.name, f.name.upper(), f.name, group.name, scopes,
-                                        Annotated[kind, info], argument=True))
+            options.append(ConfigOption(f.name, f.name.upper(), f.name, group.name, fields,
+                                        Annotated[kind, info], argument=True, **extra))
             continue
         info = typer.Option(*_declarations(f, kind),
-                            help=_help(group, [(s, c) for s, c, _ in entries], f),
+                            help=_help(group, entries),
                             rich_help_panel=f.metadata.get("panel") or None)
         options.append(ConfigOption(flag[2:].replace("-", "_"), flag, f.name, group.name,
-                                    scopes, Annotated[kind | None, info]))
+                                    fields, Annotated[kind | None, info], **extra))
     if group.dispatch:
         first = next(iter(group.scopes.values()))
         field = (_dispatch_base(first) or first).__dataclass_fields__[group.dispatch]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any
 
@@ -34,30 +34,47 @@ class GivenOptions:
                      if option.group == group and option.chooses_scope), None)
 
     def fields(self, group: OptionGroup, scope: str | None = None) -> dict[str, Any]:
-        """Field -> value of the group's options given; InputError for one of another scope."""
-        from surrogate.core.errors import InputError
-
+        """Field -> value of the group's options given, parsed (``parse``, ``multiple``);
+        InputError (``group.refusal``) naming those that ``scope`` does not have."""
         scope = scope if scope is not None else next(iter(group.scopes))
         given = {option: value for option, value in self.values.items()
                  if option.group == group.name and not option.chooses_scope}
-        for option in given:
-            if scope in group.scopes and scope not in option.scopes:
-                raise InputError(f"{option.flag} applies to {group.noun} "
-                                 f"{', '.join(option.scopes)}, not {scope!r}"
-                                 + _own_flag_hint(group, scope, option.field))
-        return {option.field: value for option, value in given.items()}
+        _refuse_foreign(group, scope, [o for o in given if scope not in o.fields])
+        fields: dict[str, Any] = {}
+        for option, value in given.items():
+            if scope not in option.fields:
+                continue  # an unknown scope: reported by its own check
+            if option.multiple:
+                value = tuple(item.value if isinstance(item, Enum) else item for item in value)
+            value = option.parse(value) if option.parse is not None else value
+            fields.update(value if isinstance(value, Mapping) else
+                          {option.fields[scope]: value})
+        return fields
 
     def flags(self) -> list[str]:
         """The flags given, in declaration order."""
         return [option.flag for option in self.values]
 
 
+def _refuse_foreign(group: OptionGroup, scope: str, foreign: list[ConfigOption]) -> None:
+    """InputError naming the options of ``foreign`` that share the first one's scopes."""
+    from surrogate.core.errors import InputError
+
+    if not foreign or scope not in group.scopes:
+        return
+    same = [o for o in foreign if o.scopes == foreign[0].scopes]
+    message = group.refusal.format(flags=", ".join(o.flag for o in same), noun=group.noun,
+                                   verb="applies" if len(same) == 1 else "apply",
+                                   scopes=", ".join(foreign[0].scopes), scope=scope)
+    raise InputError(message + (_own_flag_hint(group, scope, same[0].field)
+                                if len(same) == 1 else ""))
+
+
 def _own_flag_hint(group: OptionGroup, scope: str, field: str) -> str:
     """``" (cornn's gamma is --cornn-gamma)"`` when ``scope`` has ``field`` under another flag."""
     from surrogate.cli.config_options import flag_of
 
-    cls = group.scopes.get(scope)
-    own = {f.name: f for f in dataclasses.fields(cls)}.get(field) if cls is not None else None
+    own = {f.name: f for f in dataclasses.fields(group.scopes[scope])}.get(field)
     return f" ({scope}'s {field} is {flag_of(own)})" if own is not None else ""
 
 
