@@ -7,13 +7,9 @@ from typing import Annotated, Any
 
 import typer
 
-from surrogate.cli.common import (
-    console,
-    parse_levels,
-    progress_display,
-    user_errors,
-)
+from surrogate.cli.common import console, progress_display, user_errors
 from surrogate.core.json_files import json_text, write_json_file
+from surrogate.core.level_ranges import parse_levels
 
 
 # --order/--method/--solver are plain strings with the choices as metavar (listed by --help) and are

@@ -46,12 +46,6 @@ class EvaluationResult:
     files: dict[str, Path | None] = field(default_factory=dict)
 
 
-def run_data_kind(run_dirs: Sequence[str | os.PathLike]) -> str:
-    """The name of the runs' kind (:func:`~surrogate.evaluation.run_kinds.kind_of_runs`; kept
-    for ``cli/evaluate_commands.py``)."""
-    return kind_of_runs(run_dirs).name
-
-
 def _check_outputs(outputs: Sequence[Path | None]) -> None:
     """InputError unless every output folder can be created or written into."""
     for out in outputs:
@@ -129,4 +123,4 @@ def evaluate(
     return EvaluationResult(kind.name, evaluation, summary, figures, files)
 
 
-__all__ = ["EvaluationResult", "checked_options", "evaluate", "run_data_kind"]
+__all__ = ["EvaluationResult", "checked_options", "evaluate"]

@@ -156,7 +156,7 @@ def toy_kind(monkeypatch):
 def test_evaluate_and_the_report_dispatch_through_the_registry(tmp_path, toy_kind):
     toy, calls = toy_kind
     runs = [_run(tmp_path / name, kind="toy") for name in ("a", "b")]
-    assert api.run_data_kind(runs) == "toy"
+    assert run_kinds.kind_of_runs(runs) is toy
     progress = []
     result = api.evaluate(runs, toy.options(scale=4.0), out=tmp_path / "out",
                           vtk=tmp_path / "vtk", report=True,

@@ -6,9 +6,19 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from surrogate.core.errors import InputError
+from surrogate.core.typed_config import setting
 from surrogate.evaluation.devices import DEVICE_CHOICES
+from surrogate.evaluation.option_fields import (
+    SOLVER_CHOICES,
+    batch_size_field,
+    device_field,
+    domains_field,
+    fem_orders_field,
+    intorder_field,
+    levels_field,
+    solver_field,
+)
 
-SOLVER_CHOICES = ("auto", "direct", "iterative")
 EXTRAPOLATE_WIDEN = 0.25
 """``--extrapolate``: the box is widened by this fraction of its width on each side."""
 EXACT_LEVELS = (1, 2, 3, 4)
@@ -27,20 +37,29 @@ class FamilyEvaluationOptions:
     level needs it, :func:`surrogate.evaluation.family.measure.truth_choice`).
     """
 
-    problems: int = 32
-    extrapolate: bool = False
-    domains: tuple[str, ...] | None = None
-    levels: tuple[int, ...] | None = None
-    orders: tuple[int, ...] = (1, 2)
-    order2_max_level: int = 3
-    probes: int = 100
-    seed: int | None = None
-    solver: str = "auto"
-    intorder: int = 4
-    repeats: int = 3
-    batch_size: int | None = None
-    device: str = "cpu"
-    truth_level: int | None = None
+    problems: int = setting(32, doc="Number K of unseen problems drawn from the training "
+                            "parameter box.")
+    extrapolate: bool = setting(False, doc="Draw the unseen problems from the parameter box "
+                                "widened by 25 % of its width per side.")
+    domains: tuple[str, ...] | None = domains_field(
+        None, shown="the cube (closed form) or the training domain (FEM truth)")
+    levels: tuple[int, ...] | None = levels_field(None, shown="1-4 (closed form) or 1-3 (FEM "
+                                                  "truth)")
+    orders: tuple[int, ...] = fem_orders_field((1, 2))
+    order2_max_level: int = setting(3, doc="Finest level of the order-2 FEM candidates.")
+    probes: int = setting(100, doc="Probe points of the probe-query timings.")
+    seed: int | None = setting(None, doc="Seed of the quasi-random draw of the unseen problems "
+                               "(another seed: another K problems, to check a conclusion on a "
+                               "fresh draw).", flag="draw-seed", shown="the data's seed + 1")
+    solver: str = solver_field()
+    intorder: int = intorder_field()
+    repeats: int = setting(3, doc="Repeats of each timing (the fastest counts).")
+    batch_size: int | None = batch_size_field()
+    device: str = device_field()
+    truth_level: int | None = setting(
+        None, doc="Mesh level of the FEM truth (families without a closed form) that judges "
+        "every error (finer than the data's truth: its error is smaller).",
+        shown="the data's truth level")
 
     def __post_init__(self) -> None:
         if self.problems < 1:

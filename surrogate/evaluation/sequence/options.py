@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
+from surrogate.core.typed_config import setting
+from surrogate.evaluation.option_fields import batch_size_field, device_field
 from surrogate.evaluation.sequence.sets import SET_NAMES, parse_material_ranges
 
 
@@ -15,16 +17,25 @@ from surrogate.evaluation.sequence.sets import SET_NAMES, parse_material_ranges
 class SequenceEvaluationOptions:
     """Resolved options of a sequence evaluation (written into ``evaluation.json``)."""
 
-    sets: tuple[str, ...] | None = None
-    horizon_factor: float = 2.0
-    fresh: int = 0
-    max_sequences: int | None = None
-    material_seed: int | None = None
-    material_ranges: tuple[str, ...] = ()
-    sample: int = 0
-    vtk_every: int | None = None
-    batch_size: int | None = None
-    device: str = "cpu"
+    sets: tuple[str, ...] | None = setting(None, doc="Evaluation set (repeatable).",
+                                           flag="set", choices=SET_NAMES, multiple=True,
+                                           shown="every set the dataset's recipe allows")
+    horizon_factor: float = setting(2.0, doc="Longer-horizon length as a multiple of the "
+                                    "trained one.")
+    fresh: int = setting(0, doc="Also regenerate N new sequences beyond the file (unseen "
+                         "signals; the other sets use the same ones).")
+    max_sequences: int | None = setting(None, doc="At most N sequences per set.", shown="all")
+    material_seed: int | None = setting(None, doc="Seed of the new material pool (maxwell-td).",
+                                        shown="seed + 1")
+    material_ranges: tuple[str, ...] = setting(
+        (), doc="Range of a new material (maxwell-td), NAME=LOW,HIGH with NAME eps, mu or sigma "
+        "(repeatable; extrapolates outside training).", flag="material-range", multiple=True,
+        shown="off")
+    sample: int = setting(0, doc="Which unseen-signals sequence --vtk shows.")
+    vtk_every: int | None = setting(None, doc="Write every N-th time step to VTK.",
+                                    shown="at most 50 frames")
+    batch_size: int | None = batch_size_field()
+    device: str = device_field()
 
     def __post_init__(self) -> None:
         if self.sets is not None:
