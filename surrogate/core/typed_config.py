@@ -5,7 +5,7 @@ panel it is shown in. :class:`TypedConfig` then checks every value against its a
 (``int``, ``float``, ``str``, ``bool``, optionally ``| None``) and its metadata, builds
 itself from a mapping (:meth:`~TypedConfig.from_dict`: unknown keys and wrong types are one
 line each) or from TOML, and states its defaults for the command line's help
-(:func:`option_help`). Torch-free.
+(:func:`default_text`). Torch-free.
 """
 
 from __future__ import annotations
@@ -198,18 +198,4 @@ def default_value_text(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def option_help(cls: type, name: str, doc: str | None = None) -> str:
-    """Help of field ``name`` of ``cls`` for a CLI option, ending in its default."""
-    f = next(f for f in dataclasses.fields(cls) if f.name == name)
-    text = doc if doc is not None else f.metadata.get("doc", "")
-    return f"{text} \\[default: {default_text(cls, name)}]"
-
-
-def option_panel(cls: type, name: str) -> str | None:
-    """The CLI help panel of field ``name`` of ``cls`` (None: the default panel)."""
-    f = next(f for f in dataclasses.fields(cls) if f.name == name)
-    return f.metadata.get("panel") or None
-
-
-__all__ = ["setting", "TypedConfig", "default_text", "default_value_text", "option_help",
-           "option_panel"]
+__all__ = ["setting", "TypedConfig", "default_text", "default_value_text"]
