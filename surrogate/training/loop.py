@@ -101,6 +101,7 @@ class Training:
     main: bool
     last_saved: int | None = None
     at_boundary: bool = True
+    earlier_seconds: float = 0.0
 
     def save_checkpoint(self) -> None:
         """Write the checkpoint (rank 0 only) and remember its epoch."""
@@ -142,7 +143,8 @@ def _begin(dataset: Any, model: ModelOptions | None, train: TrainConfig | Mappin
                     info={**dataset_info(dataset), **family_record(dataset)},
                     checkpoint=checkpoint, device=device,
                     main=context is None or context.is_main,
-                    last_saved=int(payload["epoch"]) if resume else None)
+                    last_saved=int(payload["epoch"]) if resume else None,
+                    earlier_seconds=state.train_seconds)
 
 
 def _fresh_state(model_config: ModelConfig | Any, config: TrainConfig, device: torch.device,
@@ -222,8 +224,10 @@ def _finish(run: Training, start: float, out_dir: Path) -> tuple[dict[str, Any],
     metrics: dict[str, Any] = {}
     if run.main:  # rank 0 alone evaluates and writes the run
         metrics = run_metrics(state, run.dataset, run.normalisation, run.config)
-        metrics["fit_seconds"] = time.perf_counter() - start
-        metrics["train_seconds"] = metrics["fit_seconds"]  # the one-off cost of break-even N*
+        metrics["fit_seconds"] = time.perf_counter() - start  # this call
+        # the one-off cost of break-even N*: the training time of the earlier calls (the
+        # checkpoint's cumulative epoch seconds) and the whole of this call
+        metrics["train_seconds"] = run.earlier_seconds + metrics["fit_seconds"]
         with held_signals() as late:  # the run files appear together
             save_run(out_dir, model=state.model, train_config=run.config,
                      normalisation=run.normalisation, dataset=run.info, history=state.history,
