@@ -72,6 +72,8 @@ def check_checkpoint_fields(payload: Mapping[str, Any], path: Path) -> None:
         raise DataFormatError(f"{path}: checkpoint history, prune_events or layer_ids malformed")
     if not _valid_partial_epoch(payload.get("partial_epoch")):
         raise DataFormatError(f"{path}: checkpoint partial_epoch malformed")
+    if not isinstance(payload.get("defaults_applied"), dict | type(None)):
+        raise DataFormatError(f"{path}: checkpoint defaults_applied is not a dict")
     for what, state in (("model", payload["model"]), ("best", payload["best"].get("state"))):
         if what == "best" and state is None:
             continue

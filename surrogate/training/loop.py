@@ -61,6 +61,7 @@ from surrogate.training.epoch import (
 )
 from surrogate.training.failures import check_finite, kept_checkpoint, solve_failure_message
 from surrogate.training.family_inputs import family_record
+from surrogate.training.family_recipe import with_recipe_defaults
 from surrogate.training.history import epoch_record, progress_line
 from surrogate.training.kinds import dataset_kind, kind_rules
 from surrogate.training.metrics import run_metrics
@@ -113,12 +114,14 @@ class Training:
     last_saved: int | None = None
     at_boundary: bool = True
     earlier_seconds: float = 0.0
+    defaults_applied: dict[str, Any] | None = None
 
     def save_checkpoint(self) -> None:
         """Write the checkpoint (rank 0 only) and remember its epoch."""
         if self.main:
-            save_checkpoint(self.checkpoint, checkpoint_payload(
-                self.state, self.config, self.normalisation, self.info))
+            save_checkpoint(self.checkpoint, {
+                **checkpoint_payload(self.state, self.config, self.normalisation, self.info),
+                "defaults_applied": self.defaults_applied})
         self.last_saved = self.state.epoch
 
     def kept(self) -> str:
@@ -137,7 +140,9 @@ def _begin(dataset: Any, model: ModelOptions | None, train: TrainConfig | Mappin
         check_same_dataset(payload, dataset)
         config = resume_config(payload.get("train_config", {}), train)
         normalisation = Normalisation.from_dict(payload["normalisation"])
+        applied = payload.get("defaults_applied")
     else:
+        model, train, applied = with_recipe_defaults(dataset, model, train)
         config = train if isinstance(train, TrainConfig) else TrainConfig.from_dict(train or {})
         dataset = network_dataset(dataset, model or {})
         model_config = model_config_for(dataset, model or {})
@@ -156,7 +161,8 @@ def _begin(dataset: Any, model: ModelOptions | None, train: TrainConfig | Mappin
                     main=context is None or context.is_main,
                     last_saved=int(payload["epoch"]) if resume else None,
                     earlier_seconds=state.train_seconds + (
-                        state.partial.seconds if state.partial is not None else 0.0))
+                        state.partial.seconds if state.partial is not None else 0.0),
+                    defaults_applied=applied)
 
 
 def _fresh_state(model_config: ModelConfig | Any, config: TrainConfig, device: torch.device,
@@ -243,6 +249,8 @@ def _finish(run: Training, start: float, out_dir: Path) -> tuple[dict[str, Any],
         state.model.load_state_dict(state.best_state)
     state.model.eval()
     extra = {"layer_ids": state.layer_ids, "pruning": state.prune_events}
+    if run.defaults_applied is not None:
+        extra["defaults_applied"] = run.defaults_applied
     metrics: dict[str, Any] = {}
     if run.main:  # rank 0 alone evaluates and writes the run
         metrics = run_metrics(state, run.dataset, run.normalisation, run.config)
@@ -281,7 +289,10 @@ def fit(data: Any, model: ModelOptions | None = None,
     dataset; the arch must train on the dataset's kind, see
     :func:`surrogate.training.data.model_config_for`); ``train``: a TrainConfig or its fields
     (for sequence archs without τ-layer penalties or pruning,
-    :func:`surrogate.training.sequence.check_sequence_training`). With ``resume=True``
+    :func:`surrogate.training.sequence.check_sequence_training`). On a problem-family
+    dataset the options not given take the family recipe's values
+    (:mod:`surrogate.training.family_recipe`; recorded in ``config.json`` under
+    ``extra.defaults_applied``). With ``resume=True``
     both are read from ``out_dir/checkpoint.pt`` (``train`` may change only
     ``RESUMABLE_CHANGES``); a run whose training had finished but whose run files were cut
     off is completed by ``resume``.
