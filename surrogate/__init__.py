@@ -3,12 +3,18 @@
 The import package has four parts: ``surrogate.fem`` (finite elements),
 ``surrogate.datasets`` (HDF5 datasets), ``surrogate`` itself (models, training,
 evaluation; needs torch) and ``surrogate.cli`` (the command line). Importing
-``surrogate`` alone is cheap: torch is loaded only by the modules that need it.
+``surrogate`` alone is cheap: torch is loaded only by the modules that need it. It sets the
+OpenMP wait policy torch will load with (``OMP_WAIT_POLICY=PASSIVE`` unless the environment
+sets one: :func:`surrogate.core.thread_settings.set_default_wait_policy`).
 """
 
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+
+from surrogate.core.thread_settings import set_default_wait_policy
+
+set_default_wait_policy()  # every entry point (command line, API) passes here before torch
 
 try:
     __version__ = version("surrogate")

@@ -8,10 +8,11 @@ demo's Frac-DNN took 120 s with 2 threads against 13 s with 1 thread and 12.8 s 
 threads under ``OMP_WAIT_POLICY=PASSIVE`` (workers sleep at once when idle; 6.4 s on the quiet
 machine). :func:`set_default_wait_policy` therefore sets ``OMP_WAIT_POLICY=PASSIVE`` when the
 environment does not say otherwise. The runtime reads the variable once, when torch loads,
-so it is called on importing :mod:`surrogate.training` (the command line imports it before
-any command loads torch). The thread count is left as torch picks it (``OMP_NUM_THREADS``,
-else the cores): a count that followed the machine's load would change the results' last
-bits from run to run. Standard library only.
+so it is called on importing the :mod:`surrogate` package, which every entry point (the
+command line, ``surrogate.fit``, any ``surrogate.*`` module) passes before torch loads.
+The thread count is left as torch picks it (``OMP_NUM_THREADS``, else the cores): a count
+that followed the machine's load would change the results' last bits from run to run.
+Standard library only.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ WAIT_POLICY_VARIABLE = "OMP_WAIT_POLICY"
 DEFAULT_WAIT_POLICY = "PASSIVE"
 SET_BY_SURROGATE = "surrogate"
 SET_BY_ENVIRONMENT = "environment"
-TOO_LATE = "runtime default (torch was imported before surrogate.training)"
+TOO_LATE = "runtime default (torch was imported before surrogate)"
 
 _wait_policy_set_by: str | None = None
 

@@ -1,16 +1,10 @@
 """Training: the loop behind ``surrogate fit``, its epoch, checkpoints, metrics and pruning.
 
-Exports are lazy (PEP 562): importing ``surrogate.training`` does not load torch. It sets
-the OpenMP wait policy torch will load with (``OMP_WAIT_POLICY=PASSIVE`` unless the
-environment sets one; :func:`surrogate.core.thread_settings.set_default_wait_policy`).
+Exports are lazy (PEP 562): importing ``surrogate.training`` does not load torch.
 """
 
 from importlib import import_module
 from typing import Any
-
-from surrogate.core.thread_settings import set_default_wait_policy
-
-set_default_wait_policy()  # before anything of training imports torch
 
 _EXPORTS = {
     "config": ("TrainConfig",),

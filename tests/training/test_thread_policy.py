@@ -11,8 +11,9 @@ import pytest
 
 import surrogate.core.thread_settings as thread_settings
 
-# Runs the command line (argv) or the API (SURROGATE_API=1) with a watcher that notes the
-# OpenMP wait policy at the moment torch is first imported.
+# Runs the command line (argv) or the API (SURROGATE_API=1; =models-first: a torch module of
+# surrogate imported before fit) with a watcher that notes the OpenMP wait policy at the
+# moment torch is first imported.
 WATCHED = textwrap.dedent("""
     import json, os, sys
 
@@ -27,6 +28,9 @@ WATCHED = textwrap.dedent("""
     sys.meta_path.insert(0, WatchTorch())
     try:
         if os.environ.get("SURROGATE_API"):
+            if os.environ["SURROGATE_API"] == "models-first":
+                import surrogate.models.activations  # imports torch
+                assert "torch" in sys.modules
             import surrogate
             surrogate.fit(sys.argv[1], {"width": 8}, {"epochs": 2}, sys.argv[2])
         else:
@@ -49,14 +53,14 @@ def data_file(tmp_path_factory):
     return path
 
 
-def _watched_fit(data_file, out, tmp_path, api=False, **env):
+def _watched_fit(data_file, out, tmp_path, api="", **env):
     watch = tmp_path / "watch.json"
     environment = {k: v for k, v in os.environ.items()
                    if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
     environment.update({"OMP_NUM_THREADS": "2", "OMP_DISPLAY_ENV": "verbose",
                         "WATCH_FILE": str(watch), **env})
     if api:
-        environment["SURROGATE_API"] = "1"
+        environment["SURROGATE_API"] = api
         args = [str(data_file), str(out)]
     else:
         args = ["fit", str(data_file), "--width", "8", "--epochs", "2", "-o", str(out), "-q"]
@@ -67,7 +71,7 @@ def _watched_fit(data_file, out, tmp_path, api=False, **env):
     return json.loads(watch.read_text()), metrics, done.stderr
 
 
-@pytest.mark.parametrize("api", [False, True], ids=["command-line", "api"])
+@pytest.mark.parametrize("api", ["", "fit", "models-first"])
 def test_fit_runs_passive_set_before_torch_loads_and_records_it(data_file, tmp_path, api):
     seen, metrics, stderr = _watched_fit(data_file, tmp_path / "run", tmp_path, api=api)
     assert seen["at_torch_import"] == "PASSIVE"
