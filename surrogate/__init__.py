@@ -3,11 +3,17 @@
 The import package has four parts: ``surrogate.fem`` (finite elements),
 ``surrogate.datasets`` (HDF5 datasets), ``surrogate`` itself (models, training,
 evaluation; needs torch) and ``surrogate.cli`` (the command line). Importing
-``surrogate`` alone is cheap: torch is loaded only by the modules that need it.
+``surrogate`` alone is cheap: torch is loaded only by the modules that need it. It sets the
+OpenMP wait policy torch will load with (``OMP_WAIT_POLICY=PASSIVE`` unless the environment
+sets one: :func:`surrogate.core.thread_settings.set_default_wait_policy`).
 """
 
 from surrogate.core.lazy_exports import lazy_exports
 from surrogate.core.version import __version__
+
+from surrogate.core.thread_settings import set_default_wait_policy
+
+set_default_wait_policy()  # every entry point (command line, API) passes here before torch
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "models.stepping_configs": ("ModelConfig",),
