@@ -9,9 +9,8 @@ sets one: :func:`surrogate.core.thread_settings.set_default_wait_policy`).
 """
 
 from surrogate.core.lazy_exports import lazy_exports
-from surrogate.core.version import __version__
-
 from surrogate.core.thread_settings import set_default_wait_policy
+from surrogate.core.version import __version__
 
 set_default_wait_policy()  # every entry point (command line, API) passes here before torch
 
