@@ -54,8 +54,9 @@ FemOpt = Annotated[FemBaseline, typer.Option(help="N0 baseline: H(curl) best app
 SolverOpt = Annotated[SolverChoice, typer.Option(help="Linear solver of the FEM baseline.")]
 FemOrderOpt = Annotated[str, typer.Option(
     "--fem-order", metavar="ORDERS",
-    help="FEM orders to compare with, comma-separated: 1 = lowest-order Nédélec (N0), 2 = "
-    "complete-linear (L² error O(h²)). The fastest FEM at each run's error is named.")]
+    help="FEM orders to compare with, comma-separated (docs/cli.md's naming): 0 = "
+    "lowest-order Nédélec (N0), 1 = complete linear (L² error O(h²)). The fastest FEM at "
+    "each run's error is named.")]
 SliceOpt = Annotated[str, typer.Option("--slice", help="Plane of the slice figures, AXIS=VALUE.")]
 ProblemOpt = Annotated[
     str | None, typer.Option(help="Problem to evaluate on; every run must have been trained "
@@ -115,7 +116,7 @@ NOT_FAMILY = ("fem", "fem_order", "slice_", "problem", "vtk")
 
 
 def pointwise_options(*, domain: list[str] | None = None, levels: str = "1-4",
-                      fem: FemBaseline = FemBaseline.best, fem_order: str = "1,2",
+                      fem: FemBaseline = FemBaseline.best, fem_order: str = "0,1",
                       solver: SolverChoice = SolverChoice.auto, slice_: str = "z=0.5",
                       intorder: int = 4, device: DeviceChoice = DeviceChoice.cpu) -> Any:
     """The typed options of a pointwise evaluation (InputError on bad values)."""

@@ -99,9 +99,10 @@ def print_pointwise_tables(result: dict[str, Any]) -> None:
 
 
 def _fem_name(fem: dict[str, Any]) -> str:
-    """``N0 best`` for order 1, ``order 2 best`` for order 2."""
-    order = int(fem.get("order", 1))
-    return f"{'N0' if order == 1 else f'order {order}'} {fem.get('method', 'none')}"
+    """``N0 best`` for order 0, ``complete linear best`` for order 1."""
+    from surrogate.fem.hcurl.registry import order_name
+
+    return f"{order_name(int(fem.get('order', 0)))} {fem.get('method', 'none')}"
 
 
 def _order_rec(record: dict[str, Any], k: int) -> dict[str, Any]:

@@ -64,8 +64,9 @@ class MaxwellFamilyRecipe:
     """Samples of a problem family: ``problems`` draws μ × ``points`` points each, split by problem.
 
     ``box`` (p pairs [low, high]; None: the family's box) is the parameter box sampled with
-    ``sampler`` (sobol|lhs); ``truth_level``/``truth_order`` are the level and the Nédélec
-    order (1 = N0, 2 = complete linear) of the FEM truth of a family without a closed form
+    ``sampler`` (sobol|lhs); ``truth_level``/``truth_fem_order`` are the level and the order
+    (the toolkit's naming: 0 = N0, 1 = complete linear) of the FEM truth of a family without a
+    closed form
     (:func:`surrogate.fem.families.fem_truth`); ``n_volume``/``n_boundary`` the sensor counts.
     """
 
@@ -76,7 +77,7 @@ class MaxwellFamilyRecipe:
     sampler: str = "sobol"
     split: tuple[float, float, float] = (0.8, 0.1, 0.1)
     truth_level: int = 3
-    truth_order: int = 2
+    truth_fem_order: int = 1
     n_volume: int = 48
     n_boundary: int = 16
     box: tuple[tuple[float, float], ...] | None = None
@@ -95,10 +96,10 @@ class MaxwellFamilyRecipe:
         if self.problems < 3:
             raise InputError(f"need at least 3 problems (one per split), got {self.problems}")
         try:
-            check_truth_order(self.truth_order)
+            check_truth_order(self.truth_fem_order)
         except InputError:
-            raise InputError(f"recipe truth_order={self.truth_order!r}: expected 1 (N0) or 2 "
-                             "(complete linear)") from None
+            raise InputError(f"recipe truth_fem_order={self.truth_fem_order!r}: expected 0 (N0) "
+                             "or 1 (complete linear)") from None
         if self.sampler not in SAMPLERS:
             raise InputError(f"unknown sampler {self.sampler!r}; choose one of: "
                              f"{', '.join(SAMPLERS)}")

@@ -38,10 +38,10 @@ def gen_maxwell_family(
     truth_level: Annotated[int | None, typer.Option(
         help="Mesh level of the FEM truth (families without a closed form). "
         "\\[default: 3]")] = None,
-    truth_order: Annotated[int | None, typer.Option(
-        help="Nédélec order of the FEM truth's mixed solve: 2 (complete linear; on level 3 "
-        "more accurate and cheaper than N0 on level 4) or 1 (N0, the truth of files without "
-        "truth_order). \\[default: 2]")] = None,
+    truth_fem_order: Annotated[int | None, typer.Option(
+        help="Order of the FEM truth's mixed solve (docs/cli.md's naming): 1 (complete linear; "
+        "on level 3 more accurate and cheaper than N0 on level 4) or 0 (N0, the truth of files "
+        "without a recorded order). \\[default: 1]")] = None,
     n_volume: Annotated[int | None, typer.Option(
         help="Sensor points inside the training domain (f and φ). \\[default: 48]")] = None,
     n_boundary: Annotated[int | None, typer.Option(
@@ -67,7 +67,7 @@ def gen_maxwell_family(
 
     Problem i: parameters μ_i in the family's box; rows (x, f(x), φ(x)) -> u(x) at --points
     points of the training domain (the cylinder); u exact (radial) or the mixed solve of
-    order --truth-order at --truth-level (inclusion). Per problem the file stores μ and the
+    order --truth-fem-order at --truth-level (inclusion). Per problem the file stores μ and the
     sensor values (f, φ at fixed points inside, u × n on the wall); splits are by problem
     (datasets/FORMAT.md v2).
     A box other than the family's is set in a --recipe TOML file: box = [[lo, hi], ...].
@@ -83,7 +83,7 @@ def gen_maxwell_family(
 
     with user_errors():
         flags = {"family": family, "problems": problems, "points": points, "sampler": sampler,
-                 "split": split, "truth_level": truth_level, "truth_order": truth_order,
+                 "split": split, "truth_level": truth_level, "truth_fem_order": truth_fem_order,
                  "n_volume": n_volume, "n_boundary": n_boundary, "seed": seed,
                  "dtype": dtype.value if dtype else None}
         resolved = resolve_recipe(MaxwellFamilyRecipe, recipe, flags)

@@ -8,13 +8,13 @@ The same two formulations and forms (:mod:`surrogate.fem.hcurl.forms`) as N0
 ``best_approximation2``: (curl u_h, curl v) + (u_h, v) = (curl u, curl v) + (u, v) for all v.
 ``solve_maxwell2``: the mixed (Kikuchi) form of curl(φ curl u) = f, div u = 0: find
 (u_h, p_h) in N2 × P2 with (φ curl u_h, curl v) + (v, ∇p_h) = (f, v), (u_h, ∇q) = 0,
-u_h × n = the order-2 interpolant (:func:`edge_interpolant2`) of the exact u on ∂Ω, p_h = 0 on
+u_h × n = the order-1 interpolant (:func:`edge_interpolant2`) of the exact u on ∂Ω, p_h = 0 on
 ∂Ω. ∇P2 ⊂ N2 (exact sequence), so the multiplier is P2 Lagrange.
 
 Matrices use a degree-2 rule (exact: φ is quadratic, curls constant, u·v and u·∇q quadratic),
 right-hand sides a degree-4 rule. ``solver``: "direct" (SuperLU), "iterative" (CG with the
 preconditioners of :mod:`surrogate.fem.hcurl.complete_linear_iterative`), "auto" = iterative from
-``ITERATIVE_LIMIT`` order-2 DOFs on, direct below.
+``ITERATIVE_LIMIT`` complete-linear DOFs on, direct below.
 
 The mixed solve ("direct" and "iterative"; :mod:`surrogate.fem.hcurl.saddle_split`) does not factor
 the saddle-point matrix (SuperLU's fill makes that 10-50× slower): with G₂ the exact P2 → N2
@@ -105,7 +105,7 @@ def assemble_mixed2(mesh: MeshTet, problem, multiplier=None, *,
 
 def best_approximation2(mesh: MeshTet, problem, *, solver: str = "auto",
                         rtol: float = 1e-10) -> SkfemSolution:
-    """H(curl) best approximation of ``problem.u`` in the order-2 space (module docstring).
+    """H(curl) best approximation of ``problem.u`` in the complete-linear space (module docstring).
 
     InputError for a problem without exact solution, a bad mesh or solver name; SolverError
     when the factorisation is singular or inaccurate.
@@ -158,7 +158,7 @@ def solve_maxwell2(mesh: MeshTet, problem, *, solver: str = "auto",
 def spd_direct(A: sp.spmatrix, b: np.ndarray) -> tuple[np.ndarray, SolveInfo]:
     """Solve the (SPD) system A x = b by sparse LU; SolveInfo("direct", 1, residual, ...)."""
     start = time.perf_counter()
-    x, res = _lu_solve(sp.csr_matrix(A), np.asarray(b, dtype=float), "order-2 H(curl) system")
+    x, res = _lu_solve(sp.csr_matrix(A), np.asarray(b, dtype=float), "order-1 H(curl) system")
     return x, SolveInfo("direct", 1, res, time.perf_counter() - start, len(b))
 
 
@@ -176,7 +176,7 @@ def saddle_direct(A: sp.spmatrix, B: sp.spmatrix, f_u: np.ndarray, x0_u: np.ndar
                           -(Bf @ x0_u) + Bf[:, free_u] @ x0_u[free_u]])
     K = sp.bmat([[A[free_u][:, free_u], Bf[:, free_u].T], [Bf[:, free_u], None]], format="csr")
     start = time.perf_counter()
-    x, res = _lu_solve(K, rhs, "order-2 saddle-point system")
+    x, res = _lu_solve(K, rhs, "complete-linear saddle-point system")
     seconds = time.perf_counter() - start
     u, p = x0_u.copy(), np.zeros(npp)
     u[free_u], p[free_p] = x[:len(free_u)], x[len(free_u):]
@@ -205,7 +205,7 @@ def _lu_solve(K: sp.csr_matrix, rhs: np.ndarray, name: str) -> tuple[np.ndarray,
 
 
 def _n2_bases(mesh: MeshTet, rhs_intorder: int) -> tuple[Basis, Basis]:
-    """The order-2 basis for the matrices and one with a finer rule for right-hand sides."""
+    """The complete-linear basis for the matrices and one with a finer rule for right-hand sides."""
     basis = Basis(mesh, ElementTetN2(), intorder=ASSEMBLY_INTORDER)
     if rhs_intorder == ASSEMBLY_INTORDER:
         return basis, basis
@@ -215,7 +215,7 @@ def _n2_bases(mesh: MeshTet, rhs_intorder: int) -> tuple[Basis, Basis]:
 
 
 def _iterative(solver: str, ndofs: int) -> bool:
-    """Whether ``solver`` means an iterative solve for a system of ``ndofs`` order-2 DOFs."""
+    """Whether ``solver`` means an iterative solve for a system of ``ndofs`` order-1 DOFs."""
     return solver == "iterative" or (solver == "auto" and ndofs >= ITERATIVE_LIMIT)
 
 

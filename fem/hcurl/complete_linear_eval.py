@@ -37,7 +37,7 @@ def _evaluate(basis, dofs, points, outside: str, what: str) -> np.ndarray:
     if outside not in OUTSIDE_MODES:
         raise InputError(f"unknown outside={outside!r}; choose one of: {', '.join(OUTSIDE_MODES)}")
     if not isinstance(getattr(basis, "elem", None), ElementTetN2):
-        raise InputError("basis must be a skfem Basis with the order-2 ElementTetN2")
+        raise InputError("basis must be a skfem Basis with the complete-linear ElementTetN2")
     dofs = np.asarray(dofs, dtype=np.float64)
     if dofs.shape != (basis.N,):
         raise InputError(f"dofs must have shape ({basis.N},) for this basis, got {dofs.shape}")

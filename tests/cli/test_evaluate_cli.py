@@ -116,7 +116,7 @@ def test_evaluate_with_vtk_plots_and_report(runs, tmp_path):
         for _, name in entries:
             mesh = meshio.read(out / "vtk" / name)
             for key in ("u_exact", "u_nn", "u_nn_fdnn", "u_fem", "error_nn", "error_fem",
-                        "u_fem2", "error_fem2"):
+                        "u_fem1", "error_fem1"):
                 assert key in mesh.point_data
             assert mesh.point_data["u_nn"].shape == (len(mesh.points), 3)
             np.testing.assert_allclose(

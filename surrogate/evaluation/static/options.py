@@ -25,7 +25,7 @@ class EvaluationOptions:
     domains: tuple[str, ...] = ("cube",)
     levels: tuple[int, ...] = (1, 2, 3, 4)
     fem: str = "best"
-    fem_orders: tuple[int, ...] = (1, 2)
+    fem_orders: tuple[int, ...] = (0, 1)
     solver: str = "auto"
     intorder: int = 4
     slice_axis: int = 2
@@ -43,7 +43,7 @@ class EvaluationOptions:
             raise InputError(f"unknown FEM baseline {self.fem!r}; choose one of: "
                              f"{', '.join(FEM_CHOICES)}")
         if not self.fem_orders:
-            raise InputError("at least one FEM order is needed (1, 2 or both)")
+            raise InputError("at least one FEM order is needed (0, 1 or both)")
         for order in self.fem_orders:
             check_order(order)
         if self.solver not in SOLVER_CHOICES:

@@ -237,7 +237,7 @@ def test_vtk_files_hold_every_field_and_the_pvd_every_level(tmp_path):
                                                (2.0, "cube_level2.vtu")]
     mesh = meshio.read(tmp_path / "cube_level2.vtu")
     fields = {"u_exact", "u_nn", "error_nn", "u_nn_b", "error_nn_b", "u_fem", "error_fem",
-              "u_fem2", "error_fem2"}
+              "u_fem1", "error_fem1"}
     assert set(mesh.point_data) == fields and set(mesh.cell_data) == fields
     np.testing.assert_allclose(mesh.point_data["error_nn"], 0.01, rtol=1e-12)
     np.testing.assert_allclose(mesh.point_data["error_nn_b"], 0.02, rtol=1e-12)
@@ -247,10 +247,10 @@ def test_vtk_files_hold_every_field_and_the_pvd_every_level(tmp_path):
     fem_err = mesh.point_data["error_fem"]
     assert fem_err.max() < 0.2 and fem_err.mean() < 0.05
     # order 2 (linear per cell): at the cell centres far closer to u than N0
-    assert mesh.point_data["u_fem2"].shape == (len(mesh.points), 3)
+    assert mesh.point_data["u_fem1"].shape == (len(mesh.points), 3)
     cell_err = mesh.cell_data["error_fem"][0]
-    assert mesh.cell_data["error_fem2"][0].mean() < 0.5 * cell_err.mean()
-    assert {"u_fem2", "error_fem2"} <= set(result.vtk["point_data"]) & set(result.vtk["cell_data"])
+    assert mesh.cell_data["error_fem1"][0].mean() < 0.5 * cell_err.mean()
+    assert {"u_fem1", "error_fem1"} <= set(result.vtk["point_data"]) & set(result.vtk["cell_data"])
     assert result.vtk["runs_by_field"] == {"u_nn": "a", "u_nn_b": "b"}
 
 
