@@ -81,7 +81,7 @@ def assemble_best2(mesh: MeshTet, problem, *, rhs_intorder: int = RHS_INTORDER
                    ) -> tuple[sp.csr_matrix, np.ndarray, Basis]:
     """(A, b, basis) of the H(curl) best approximation: A = curl–curl + mass, b from exact u."""
     basis, rhs_basis = _n2_bases(mesh, rhs_intorder)
-    A = sp.csr_matrix(forms.curlcurlforms.mass.assemble(basis))
+    A = sp.csr_matrix(forms.curlcurl_mass.assemble(basis))
     b = forms.exact_rhs.assemble(rhs_basis, uex=forms.at_quadrature_points(problem.u, rhs_basis),
                             cex=forms.at_quadrature_points(problem.curl_u, rhs_basis))
     return A, b, basis

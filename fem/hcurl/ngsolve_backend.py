@@ -7,7 +7,8 @@ the same problem as the skfem backend, on the toolkit's own tetrahedra
 element-interior DOFs (``condense=True``). NGSolve's ``order`` k is the toolkit's (0 = N0; k ≥ 1
 Nédélec's second kind of degree k); ∇H1_{k+1} ⊂ HCurl_k, so the multiplier space matches.
 φ, f, g enter as L² projections of degree k + 2 (:mod:`~surrogate.fem.hcurl.ngsolve_data`); g
-is imposed by NGSolve's boundary projection ``Set(g, BND)``.
+is imposed by NGSolve's boundary projection ``Set(g, BND)``. Every integral adds the data's
+degree to NGSolve's own rule (``bonus_intorder``), so polynomial data are integrated exactly.
 
 Solvers on the condensed system: "direct" factors the quasi-definite neighbour
 [[A + εM, Bᵀ], [B, −εL]] (ε = 1e-6: LDLᵀ by NGSolve's sparse Cholesky needs no pivoting then;
@@ -131,7 +132,7 @@ def solve_maxwell_ngsolve(mesh, problem, *, order: int, solver: str = "auto",
         phi = ngsolve_data.volume_coefficient(ngmesh, problem.phi, degree)
         f = ngsolve_data.volume_coefficient(ngmesh, problem.f, degree)
         (u, lam), (v, q) = space.TnT()
-        dx = ngsolve.dx
+        dx = ngsolve.dx(bonus_intorder=degree)  # NGSolve does not count the data's degree
         mixed = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dx + ngsolve.grad(lam) * v * dx
                  + ngsolve.grad(q) * u * dx)
         a = ngsolve.BilinearForm(mixed, condense=True).Assemble()
