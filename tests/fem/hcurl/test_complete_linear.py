@@ -29,8 +29,8 @@ from surrogate.fem.hcurl.complete_linear_element import (
 from surrogate.fem.hcurl.complete_linear_eval import evaluate_n2, evaluate_n2_curl
 from surrogate.fem.hcurl.errors import field_l2_norm
 from surrogate.fem.hcurl.errors import hcurl_errors as hcurl_errors2
-from surrogate.fem.hcurl.skfem_solution import fields_at_quadrature
 from surrogate.fem.hcurl.n0 import best_approximation, edge_interpolant, solve_maxwell
+from surrogate.fem.hcurl.skfem_solution import fields_at_quadrature
 from surrogate.fem.problems import get_problem
 from surrogate.fem.quadrature import quadrature_rule
 
