@@ -70,8 +70,9 @@ class MaxwellFamilyRecipe:
     """Samples of a problem family: ``problems`` draws μ × ``points`` points each, split by problem.
 
     ``box`` (p pairs [low, high]; None: the family's box) is the parameter box sampled with
-    ``sampler`` (sobol|lhs); ``truth_level``/``truth_order`` are the level and the Nédélec
-    order (1 = N0, 2 = complete linear) of the FEM truth of a family without a closed form
+    ``sampler`` (sobol|lhs); ``truth_level``/``truth_fem_order`` are the level and the order
+    (the toolkit's naming: 0 = N0, 1 = complete linear) of the FEM truth of a family without a
+    closed form
     (:func:`surrogate.fem.families.fem_truth`); ``n_volume``/``n_boundary`` the sensor counts.
     """
 
@@ -86,9 +87,10 @@ class MaxwellFamilyRecipe:
         "in one split).")
     truth_level: int = setting(3, doc="Mesh level of the FEM truth (families without a closed "
                                "form).")
-    truth_order: int = setting(2, doc="Nédélec order of the FEM truth's mixed solve: 2 "
-                               "(complete linear; on level 3 more accurate and cheaper than N0 "
-                               "on level 4) or 1 (N0, the truth of files without truth_order).")
+    truth_fem_order: int = setting(1, doc="Order of the FEM truth's mixed solve (docs/cli.md's "
+                                   "naming): 1 (complete linear; on level 3 more accurate and "
+                                   "cheaper than N0 on level 4) or 0 (N0, the truth of files "
+                                   "without a recorded order).")
     n_volume: int = setting(48, doc="Sensor points inside the training domain (f and φ).")
     n_boundary: int = setting(16, doc="Sensor points on its boundary (u × n).")
     box: tuple[tuple[float, float], ...] | None = setting(
@@ -109,10 +111,10 @@ class MaxwellFamilyRecipe:
         if self.problems < 3:
             raise InputError(f"need at least 3 problems (one per split), got {self.problems}")
         try:
-            check_truth_order(self.truth_order)
+            check_truth_order(self.truth_fem_order)
         except InputError:
-            raise InputError(f"recipe truth_order={self.truth_order!r}: expected 1 (N0) or 2 "
-                             "(complete linear)") from None
+            raise InputError(f"recipe truth_fem_order={self.truth_fem_order!r}: expected 0 (N0) "
+                             "or 1 (complete linear)") from None
         if self.sampler not in SAMPLERS:
             raise InputError(f"unknown sampler {self.sampler!r}; choose one of: "
                              f"{', '.join(SAMPLERS)}")

@@ -1,4 +1,4 @@
-"""Finite elements: domains, meshes, Nédélec Maxwell solves (N0 and order 2), point evaluation.
+"""Finite elements: domains, meshes, H(curl) Maxwell solves (fem.hcurl), point evaluation.
 
 The names below are loaded on first use (``surrogate.fem.get_domain`` imports
 ``surrogate.fem.domains`` then), so ``import surrogate.fem`` stays cheap.
@@ -13,8 +13,10 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
                  "l2_error", "curl_l2_error", "hcurl_errors"),
     "hcurl.complete_linear_element": ("ElementTetN2", "edge_interpolant2", "p2_gradient"),
     "hcurl.complete_linear": ("Nedelec2Solution", "best_approximation2", "solve_maxwell2"),
-    "hcurl.complete_linear_eval": ("hcurl_errors2", "evaluate_n2", "evaluate_n2_curl"),
-    "hcurl.registry": ("FEM_ORDERS", "fem_approximation", "fem_hcurl_errors"),
+    "hcurl.complete_linear_eval": ("evaluate_n2", "evaluate_n2_curl"),
+    "hcurl.skfem_solution": ("SkfemSolution",),
+    "hcurl.registry": ("FEM_ORDERS", "FEM_BACKENDS", "FemMethod", "fem_method", "fem_methods",
+                       "fem_approximation", "fem_hcurl_errors", "installed_backends"),
     "convergence": ("convergence_study", "observed_rate"),
     "mesh_quality": ("check_mesh",),
     "point_evaluation": ("PointLocator", "point_locator", "locate_points", "evaluate_n0",

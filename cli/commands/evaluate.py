@@ -78,7 +78,7 @@ def evaluate(
     *,
     options: GivenOptions,
 ) -> None:
-    """L² errors and timings of surrogates vs Nédélec FEM of orders 1 and 2 on test domains.
+    """L² errors and timings of surrogates vs Nédélec FEM (N0 and complete linear) on test domains.
 
     Runs trained on sequence data (lem, cornn, lstm) are evaluated instead on sequences they
     never saw, rebuilt from their dataset's recipe: unseen signals (the test split), unseen
@@ -92,7 +92,7 @@ def evaluate(
     out/plots --vtk out/vtk
 
     Runs of a problem family (gen-data maxwell-family) are evaluated on K unseen members next
-    to Nédélec FEM of orders 1 and 2 (errors per problem, median and p90) with the break-even
+    to Nédélec FEM, N0 and complete linear (errors per problem, median and p90) with the break-even
     count N* = (data generation + training) / (FEM per query − surrogate per query).
 
     Family example: surrogate evaluate runs/params runs/fields --problems 32 --out out/

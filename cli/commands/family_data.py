@@ -41,7 +41,7 @@ def gen_maxwell_family(
 
     Problem i: parameters μ_i in the family's box; rows (x, f(x), φ(x)) -> u(x) at --points
     points of the training domain (the cylinder); u exact (radial) or the mixed solve of
-    order --truth-order at --truth-level (inclusion). Per problem the file stores μ and the
+    order --truth-fem-order at --truth-level (inclusion). Per problem the file stores μ and the
     sensor values (f, φ at fixed points inside, u × n on the wall); splits are by problem
     (datasets/FORMAT.md v2).
     A box other than the family's is set in a --recipe TOML file: box = [[lo, hi], ...].

@@ -2,7 +2,7 @@
 
 ``get_family(name)`` / ``family_names()`` (the registry), ``sensor_layout`` /
 ``sensor_values`` / ``sensor_names`` (fixed sensor encodings) and ``fem_truth`` (the fine
-order-2 mixed solve of a family without a closed form). Names load on first use (PEP 562).
+complete-linear mixed solve of a family without a closed form). Names load on first use (PEP 562).
 """
 
 from surrogate.core.lazy_exports import lazy_exports

@@ -38,9 +38,10 @@ def levels_field(default: tuple[int, ...] | None, shown: str) -> Any:
 
 def fem_orders_field(default: tuple[int, ...]) -> Any:
     """``--fem-order``: the Nédélec orders of the FEM compared with."""
-    return setting(default, doc="FEM orders to compare with, comma-separated: 1 = lowest-order "
-                   "Nédélec (N0), 2 = complete-linear (L² error O(h²)). The fastest FEM at each "
-                   "run's error is named.", flag="fem-order", parse=parse_orders)
+    return setting(default, doc="FEM orders to compare with, comma-separated (docs/cli.md's "
+                   "naming): 0 = lowest-order Nédélec (N0), 1 = complete linear (L² error "
+                   "O(h²)). The fastest FEM at each run's error is named.", flag="fem-order",
+                   parse=parse_orders)
 
 
 def solver_field() -> Any:

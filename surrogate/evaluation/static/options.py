@@ -36,7 +36,7 @@ class EvaluationOptions:
     levels: tuple[int, ...] = levels_field((1, 2, 3, 4), shown="1-4")
     fem: str = setting("best", doc="N0 baseline: H(curl) best approximation, the mixed solve, "
                        "or none.", choices=FEM_CHOICES)
-    fem_orders: tuple[int, ...] = fem_orders_field((1, 2))
+    fem_orders: tuple[int, ...] = fem_orders_field((0, 1))
     solver: str = solver_field()
     intorder: int = intorder_field()
     slice_axis: int = setting(2, doc="Plane of the slice figures, AXIS=VALUE.", flag="slice",
@@ -56,7 +56,7 @@ class EvaluationOptions:
             raise InputError(f"unknown FEM baseline {self.fem!r}; choose one of: "
                              f"{', '.join(FEM_CHOICES)}")
         if not self.fem_orders:
-            raise InputError("at least one FEM order is needed (1, 2 or both)")
+            raise InputError("at least one FEM order is needed (0, 1 or both)")
         for order in self.fem_orders:
             check_order(order)
         if self.solver not in SOLVER_CHOICES:

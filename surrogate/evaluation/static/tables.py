@@ -22,9 +22,10 @@ from surrogate.evaluation.terminal_tables import (
 
 
 def _fem_name(fem: Mapping[str, Any]) -> str:
-    """``N0 best`` for order 1, ``order 2 best`` for order 2."""
-    order = int(fem.get("order", 1))
-    return f"{'N0' if order == 1 else f'order {order}'} {fem.get('method', 'none')}"
+    """``N0 best`` for order 0, ``complete linear best`` for order 1 (docs/cli.md's naming)."""
+    from surrogate.fem.hcurl.registry import order_name
+
+    return f"{order_name(int(fem.get('order', 0)))} {fem.get('method', 'none')}"
 
 
 def _order_record(record: Mapping[str, Any], k: int) -> Mapping[str, Any]:
