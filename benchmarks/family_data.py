@@ -3,7 +3,7 @@ the FEM truth's own convergence; prints JSON.
 
 Throughput: problems/s of the whole generation (sampling, truth solves, point evaluation,
 writing; median over ``--repeats``), at truth level ``--level``. Truth study (``--study``):
-for ``--study-problems`` draws, the N0 mixed solves at levels 1 … top (the order-2 truth's
+for ``--study-problems`` draws, the N0 mixed solves at levels 1 … top (the complete-linear truth's
 own study: benchmarks/inclusion_truth.py), the relative L²
 difference of each level to level ``top`` (on top's mesh) and the observed rate
 log₂(e_L / e_{L+1}) between consecutive levels (measured, not assumed: φ jumps at the
@@ -66,7 +66,7 @@ def truth_study(top: int, n_problems: int) -> dict:
         sols, times = {}, {}
         for level in range(1, top + 1):
             t0 = time.perf_counter()
-            sols[level] = fem_truth(problem, "cylinder", level, order=1)
+            sols[level] = fem_truth(problem, "cylinder", level, order=0)
             times[level] = time.perf_counter() - t0
         rel = {level: float(np.divide(*l2_difference(sols[level], sols[top])))
                for level in range(1, top)}

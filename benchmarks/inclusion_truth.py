@@ -1,13 +1,13 @@
 """Benchmark: the inclusion family's FEM truth and its own error, against a finer solve.
 
 For ``--problems`` draws (seed ``--seed``) of the ``inclusion`` family on the cylinder, the
-mixed solves (eq. 7.1, u × n = 0) of N0 on ``--n0-levels`` (1 2 3) and of order 2 on
-``--n2-levels`` (2 3), and a reference order-2 solve on ``--reference-level`` (4). Per problem
+mixed solves (eq. 7.1, u × n = 0) of N0 on ``--n0-levels`` (1 2 3) and of complete linear on
+``--n2-levels`` (2 3), and a reference order-1 solve on ``--reference-level`` (4). Per problem
 and as medians: the relative L² difference ‖u_h − u_ref‖/‖u_ref‖ of each solve to the reference
 (on the reference's mesh, :func:`surrogate.fem.families.truth.l2_difference`), the observed
 rates log₂(e_L / e_{L+1}) between successive levels of one order, the truth's own estimated
-error (the truth = order 2 on ``--truth-level``, 3: its difference to the reference) and, per
-FEM solve it judges (N0 up to its level, order 2 below it), the ratio "judged error / truth
+error (the truth = order 1 on ``--truth-level``, 3: its difference to the reference) and, per
+FEM solve it judges (N0 up to its level, complete linear below it), the ratio "judged error / truth
 error", whose smallest value the issue wants ≥ 4 (``ratio_ok``: on every problem). Seconds
 per solve (assembly + solve, the mesh built beforehand), thread settings and the load average.
 
@@ -31,8 +31,8 @@ REQUIRED_RATIO = 4.0  # the truth must be at least this many times below the err
 
 
 def _label(order: int, level: int) -> str:
-    """"N0 L2" or "order-2 L3"."""
-    return f"{'N0' if order == 1 else f'order-{order}'} L{level}"
+    """"N0 L2" or "order-1 L3" (the toolkit's order naming: 1 = complete linear)."""
+    return f"{'N0' if order == 0 else f'order-{order}'} L{level}"
 
 
 def _solve(problem, order: int, level: int) -> tuple[object, float]:
@@ -56,18 +56,18 @@ def study_problem(problem, args: argparse.Namespace) -> dict:
     """Differences to the reference, rates, the truth's error and the ratio for one problem."""
     from surrogate.fem.families.truth import l2_difference
 
-    reference, ref_seconds = _solve(problem, 2, args.reference_level)
-    cases = [(1, lv) for lv in args.n0_levels] + [(2, lv) for lv in args.n2_levels]
-    errors, seconds = {}, {_label(2, args.reference_level) + " (reference)": ref_seconds}
+    reference, ref_seconds = _solve(problem, 1, args.reference_level)
+    cases = [(0, lv) for lv in args.n0_levels] + [(1, lv) for lv in args.n2_levels]
+    errors, seconds = {}, {_label(1, args.reference_level) + " (reference)": ref_seconds}
     for order, level in cases:
         solution, seconds[_label(order, level)] = _solve(problem, order, level)
         diff, norm = l2_difference(solution, reference)
         errors[_label(order, level)] = diff / norm
-    truth = errors[_label(2, args.truth_level)]
+    truth = errors[_label(1, args.truth_level)]
     judged = {name: errors[name] / truth for name in _judged(args)}
     return {"mu": [float(v) for v in problem.params],
             "relative_l2_vs_reference": errors,
-            "rates": {**_rates(errors, 1, args.n0_levels), **_rates(errors, 2, args.n2_levels)},
+            "rates": {**_rates(errors, 0, args.n0_levels), **_rates(errors, 1, args.n2_levels)},
             "truth_error": truth,
             "judged_over_truth_error": judged,
             "smallest_judged_over_truth_error": min(judged.values(), default=None),
@@ -75,10 +75,10 @@ def study_problem(problem, args: argparse.Namespace) -> dict:
 
 
 def _judged(args: argparse.Namespace) -> list[str]:
-    """The solves the truth judges: N0 on ``--n0-levels`` up to the truth's level, order 2
-    below it (``surrogate evaluate`` runs order 2 below the truth's level only)."""
-    return ([_label(1, lv) for lv in args.n0_levels if lv <= args.truth_level]
-            + [_label(2, lv) for lv in args.n2_levels if lv < args.truth_level])
+    """The solves the truth judges: N0 on ``--n0-levels`` up to the truth's level, complete linear
+    below it (``surrogate evaluate`` runs complete linear below the truth's level only)."""
+    return ([_label(0, lv) for lv in args.n0_levels if lv <= args.truth_level]
+            + [_label(1, lv) for lv in args.n2_levels if lv < args.truth_level])
 
 
 def _medians(rows: list[dict], key: str) -> dict[str, float]:
@@ -92,7 +92,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11, help="seed of the Sobol draw")
     parser.add_argument("--n0-levels", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--n2-levels", type=int, nargs="+", default=[2, 3])
-    parser.add_argument("--truth-level", type=int, default=3, help="the order-2 truth's level")
+    parser.add_argument("--truth-level", type=int, default=3, help="the order-1 truth's level")
     parser.add_argument("--reference-level", type=int, default=4)
     args = parser.parse_args()
     if args.truth_level not in args.n2_levels or args.reference_level <= max(args.n2_levels):
@@ -107,8 +107,8 @@ def main() -> None:
     median_ratio = None if None in ratios else statistics.median(ratios)
     result = {
         "benchmark": "inclusion_truth.order2-truth-vs-reference",
-        "truth": f"order-2 mixed solve on level {args.truth_level} of cylinder",
-        "reference": f"order-2 mixed solve on level {args.reference_level} of cylinder",
+        "truth": f"complete-linear mixed solve on level {args.truth_level} of cylinder",
+        "reference": f"complete-linear mixed solve on level {args.reference_level} of cylinder",
         "problems": rows,
         "median": {"relative_l2_vs_reference": _medians(rows, "relative_l2_vs_reference"),
                    "rates": _medians(rows, "rates"),

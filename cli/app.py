@@ -17,16 +17,12 @@ from surrogate.cli.common import (
     state,
 )
 
-app = typer.Typer(
-    name="surrogate",
-    no_args_is_help=True,
-    add_completion=False,
-    help="Neural-network surrogates of PDE solutions, held against finite elements.\n\n"
-    "Example (data -> surrogate -> errors on a domain it never saw, next to FEM):\n\n"
-    "surrogate gen-data maxwell -o data/maxwell.h5\n\n"
-    "surrogate fit data/maxwell.h5 --arch frac-dnn -o runs/fdnn\n\n"
-    "surrogate evaluate runs/fdnn --domain cube --levels 1-4 --out out/ --vtk out/vtk --report",
-)
+HELP = ("Neural-network surrogates of PDE solutions, held against finite elements.\n\n"
+        "Example (data -> surrogate -> errors on a domain it never saw, next to FEM):\n\n"
+        "surrogate gen-data maxwell -o data/maxwell.h5\n\n"
+        "surrogate fit data/maxwell.h5 --arch frac-dnn -o runs/fdnn\n\n"
+        "surrogate evaluate runs/fdnn --domain cube --levels 1-4 --out out/ --vtk out/vtk "
+        "--report")
 
 
 def _version(value: bool) -> None:
@@ -35,7 +31,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: Annotated[
         bool,
@@ -50,8 +45,17 @@ def _root(
     state.interrupt_reported = False  # one interrupt line per command (also in-process)
 
 
-for _module in (fem, data, train, evaluate, predict, validate, mesh):
-    _module.register(app)
+def build_app() -> typer.Typer:
+    """The ``surrogate`` app, its generated options taken from the registries as they are now
+    (an architecture registered before this call has its options in ``fit``)."""
+    built = typer.Typer(name="surrogate", no_args_is_help=True, add_completion=False, help=HELP)
+    built.callback()(_root)
+    for module in (fem, data, train, evaluate, predict, validate, mesh):
+        module.register(built)
+    return built
+
+
+app = build_app()
 
 
 def _click_exceptions() -> tuple[type, type, type]:

@@ -163,27 +163,3 @@ def progress_display(quiet: bool = False) -> Iterator[ProgressCallback]:
             bar.update(task, completed=done, total=total, description=description)
 
         yield update
-
-
-def parse_levels(text: str) -> list[int]:
-    """Parse ``"1-5"``, ``"3"`` or ``"1,2,4"`` into a sorted list of levels ≥ 1."""
-    from surrogate.core.errors import InputError
-
-    try:
-        if "-" in text:
-            lo_s, hi_s = text.split("-", 1)
-            lo, hi = int(lo_s), int(hi_s)
-            if hi < lo:
-                raise InputError(f"--levels {text!r}: inverted range (end {hi} < start {lo})")
-            levels = list(range(lo, hi + 1))
-        else:
-            levels = sorted({int(part) for part in text.split(",") if part.strip()})
-    except ValueError as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(f"--levels {text!r}: expected e.g. '1-5', '3' or '1,2,4'") from None
-    if not levels:
-        raise InputError(f"--levels {text!r}: no level given")
-    if levels[0] < 1:
-        raise InputError(f"--levels {text!r}: levels start at 1")
-    return levels

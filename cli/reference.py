@@ -113,6 +113,19 @@ def _section(command: Any, ctx: Any) -> str:
     return "\n".join(lines)
 
 
+def _fem_orders_section() -> str:
+    """The one naming of FEM orders (``--order``, ``--fem-order``, ``--truth-fem-order``)."""
+    from surrogate.fem.hcurl.registry import naming_table
+
+    return "\n".join([
+        "## FEM orders", "",
+        "Every option that takes a FEM order (`fem convergence --order`, `evaluate --fem-order`, "
+        "`gen-data maxwell-family --truth-fem-order`) uses NGSolve's numbering of its H(curl) "
+        "spaces; releases before it called N0 `1` and the complete-linear space `2` (files "
+        "and runs written then are read in their own naming, datasets/FORMAT.md).", "",
+        naming_table(), ""])
+
+
 def render_reference(typer_app: typer.Typer = app) -> str:
     """The whole reference as Markdown text (deterministic)."""
     root = typer.main.get_command(typer_app)
@@ -124,7 +137,8 @@ def render_reference(typer_app: typer.Typer = app) -> str:
         anchor = re.sub(r"[^a-z0-9 -]", "", path.lower()).replace(" ", "-")
         toc.append(f"- [`{path}`](#{anchor})")
         sections.append(_section(command, command_ctx))
-    text = "\n".join([_HEADER.format(command=REGENERATE), *toc, "", *sections])
+    text = "\n".join([_HEADER.format(command=REGENERATE), *toc, "", _fem_orders_section(),
+                      *sections])
     return text.rstrip("\n") + "\n"
 
 

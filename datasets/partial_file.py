@@ -32,8 +32,8 @@ from typing import Any
 import h5py
 import numpy as np
 
-from surrogate import __version__
 from surrogate.core.errors import InputError
+from surrogate.core.version import __version__
 
 PARTIAL_FORMAT = "surrogate-partial"
 PARTIAL_VERSION = 1

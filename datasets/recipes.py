@@ -9,8 +9,10 @@ from typing import Any
 
 from surrogate.core.errors import InputError
 from surrogate.core.toml_files import read_toml
+from surrogate.core.typed_config import setting
 from surrogate.datasets.format import DTYPES
 from surrogate.datasets.splits import parse_split
+from surrogate.fem.families.registry import family_names
 
 SOURCES = ("exact", "fem")
 
@@ -32,15 +34,19 @@ def _number(name: str, value: Any, kind: type, minimum: float) -> Any:
 class MaxwellRecipe:
     """Pointwise samples of the static Maxwell problem (inputs x, f, φ; targets u)."""
 
-    problem: str = "maxwell"
-    domain: str = "cylinder"
-    n: int = 12000
-    seed: int = 0
-    source: str = "exact"
-    level: int = 3
-    noise: float = 0.0
-    split: tuple[float, float, float] = (0.8, 0.1, 0.1)
-    dtype: str = "float64"
+    problem: str = setting("maxwell", doc="Static problem of surrogate.fem.problems (its "
+                           "exact solution or FEM solve gives the targets).")
+    domain: str = setting("cylinder", doc="Domain name (cylinder, cube, ...) or a tet mesh file "
+                          "(.msh, .vtu, .xdmf, .mesh).")
+    n: int = setting(12000, doc="Number of samples.", flag="n-samples", short="-n")
+    seed: int = setting(0, doc="Random seed.")
+    source: str = setting("exact", doc="Targets from the exact solution or the FEM solve.",
+                          choices=SOURCES)
+    level: int = setting(3, doc="Mesh level for --source fem.")
+    noise: float = setting(0.0, doc="Relative Gaussian noise σ: u + σ·rms(u_k)·ξ per column.")
+    split: tuple[float, float, float] = setting((0.8, 0.1, 0.1),
+                                                doc="train,val,test fractions.")
+    dtype: str = setting("float64", doc="Stored float type.", choices=DTYPES)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "split", parse_split(self.split))
@@ -64,23 +70,33 @@ class MaxwellFamilyRecipe:
     """Samples of a problem family: ``problems`` draws μ × ``points`` points each, split by problem.
 
     ``box`` (p pairs [low, high]; None: the family's box) is the parameter box sampled with
-    ``sampler`` (sobol|lhs); ``truth_level``/``truth_order`` are the level and the Nédélec
-    order (1 = N0, 2 = complete linear) of the FEM truth of a family without a closed form
+    ``sampler`` (sobol|lhs); ``truth_level``/``truth_fem_order`` are the level and the order
+    (the toolkit's naming: 0 = N0, 1 = complete linear) of the FEM truth of a family without a
+    closed form
     (:func:`surrogate.fem.families.fem_truth`); ``n_volume``/``n_boundary`` the sensor counts.
     """
 
-    family: str = "radial"
-    problems: int = 320
-    points: int = 2000
-    seed: int = 0
-    sampler: str = "sobol"
-    split: tuple[float, float, float] = (0.8, 0.1, 0.1)
-    truth_level: int = 3
-    truth_order: int = 2
-    n_volume: int = 48
-    n_boundary: int = 16
-    box: tuple[tuple[float, float], ...] | None = None
-    dtype: str = "float64"
+    family: str = setting("radial", doc="Problem family (surrogate.fem.families): with a "
+                          "closed-form solution or a FEM truth.", choices=family_names())
+    problems: int = setting(320, doc="Number of problems (parameter draws), at least 3.")
+    points: int = setting(2000, doc="Points per problem, uniform in the training domain.")
+    seed: int = setting(0, doc="Random seed.")
+    sampler: str = setting("sobol", doc="Parameter sampler: sobol or lhs (scipy.stats.qmc).")
+    split: tuple[float, float, float] = setting(
+        (0.8, 0.1, 0.1), doc="train,val,test fractions of the problems (a problem's rows stay "
+        "in one split).")
+    truth_level: int = setting(3, doc="Mesh level of the FEM truth (families without a closed "
+                               "form).")
+    truth_fem_order: int = setting(1, doc="Order of the FEM truth's mixed solve (docs/cli.md's "
+                                   "naming): 1 (complete linear; on level 3 more accurate and "
+                                   "cheaper than N0 on level 4) or 0 (N0, the truth of files "
+                                   "without a recorded order).")
+    n_volume: int = setting(48, doc="Sensor points inside the training domain (f and φ).")
+    n_boundary: int = setting(16, doc="Sensor points on its boundary (u × n).")
+    box: tuple[tuple[float, float], ...] | None = setting(
+        None, doc="Parameter box, pairs [low, high] (a --recipe TOML file: box = [[lo, hi], "
+        "...]).", cli=False)
+    dtype: str = setting("float64", doc="Stored float type.", choices=DTYPES)
 
     def __post_init__(self) -> None:
         from surrogate.fem.families.family import SAMPLERS, check_box
@@ -95,10 +111,10 @@ class MaxwellFamilyRecipe:
         if self.problems < 3:
             raise InputError(f"need at least 3 problems (one per split), got {self.problems}")
         try:
-            check_truth_order(self.truth_order)
+            check_truth_order(self.truth_fem_order)
         except InputError:
-            raise InputError(f"recipe truth_order={self.truth_order!r}: expected 1 (N0) or 2 "
-                             "(complete linear)") from None
+            raise InputError(f"recipe truth_fem_order={self.truth_fem_order!r}: expected 0 (N0) "
+                             "or 1 (complete linear)") from None
         if self.sampler not in SAMPLERS:
             raise InputError(f"unknown sampler {self.sampler!r}; choose one of: "
                              f"{', '.join(SAMPLERS)}")
@@ -141,13 +157,18 @@ TOY_DEFAULTS: dict[str, tuple[int, int, int, float]] = {
 class ToyRecipe:
     """A toy dataset of the paper experiments (datasets/toy.py); None takes the name's default."""
 
-    name: str = "sine"
-    n_train: int | None = None
-    n_val: int | None = None
-    n_test: int | None = None
-    noise: float | None = None
-    seed: int = 0
-    dtype: str = "float64"
+    name: str = setting("sine", doc="Toy dataset: sine, spirals, bands or circles.")
+    n_train: int | None = setting(
+        None, doc="Training points (spirals: also the points per arm, every other one is "
+        "validation).", shown="sine 100, spirals 513, bands 200, circles 400")
+    n_val: int | None = setting(None, doc="Validation points (spirals: 0 or --n-train).",
+                                shown="sine 200, spirals --n-train, else 0")
+    n_test: int | None = setting(None, doc="Test points.",
+                                 shown="sine 200 (grid), spirals 512, bands 200, circles 400")
+    noise: float | None = setting(None, doc="Gaussian noise σ: on the targets (sine) or on the "
+                                  "input coordinates (others).", shown="circles 0.2, else 0")
+    seed: int = setting(0, doc="Random seed.")
+    dtype: str = setting("float64", doc="Stored float type.", choices=DTYPES)
 
     def __post_init__(self) -> None:
         if self.name not in TOY_DEFAULTS:

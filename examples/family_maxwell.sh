@@ -24,7 +24,7 @@
 # Usage:   examples/family_maxwell.sh [OUT_DIR]            (default: family_maxwell)
 # Options (environment): PROBLEMS (default 320), POINTS (default 2000), INCL_PROBLEMS (default
 #          PROBLEMS), TRUTH_LEVEL (inclusion's FEM truth, default 3), TRUTH_ORDER (its
-#          Nédélec order: 2 = complete linear, 1 = N0; default 2), EVAL_TRUTH_LEVEL (level
+#          order, docs/cli.md's naming: 1 = complete linear, 0 = N0; default 1), EVAL_TRUTH_LEVEL (level
 #          of the order-2 truth that judges the inclusion errors, default TRUTH_LEVEL + 1,
 #          ≈ 17 s a problem), EPOCHS_PARAMS (default 40), BATCH_PARAMS (default 1024: the
 #          same 20,000 Adam steps as 80 epochs of 2048 in ≈ 60 % of the time), EPOCHS_FIELDS
@@ -48,7 +48,7 @@ PROBLEMS=${PROBLEMS:-320}
 POINTS=${POINTS:-2000}
 INCL_PROBLEMS=${INCL_PROBLEMS:-$PROBLEMS}
 TRUTH_LEVEL=${TRUTH_LEVEL:-3}
-TRUTH_ORDER=${TRUTH_ORDER:-2}
+TRUTH_ORDER=${TRUTH_ORDER:-1}
 EVAL_TRUTH_LEVEL=${EVAL_TRUTH_LEVEL:-$((TRUTH_LEVEL + 1))}
 EPOCHS_PARAMS=${EPOCHS_PARAMS:-40}
 EPOCHS_FIELDS=${EPOCHS_FIELDS:-80}
@@ -81,7 +81,7 @@ for family in $FAMILIES; do
             --points "$POINTS" --seed "$SEED" -o "$OUT/data/radial.h5" --quiet
     else
         "$SURROGATE" gen-data maxwell-family --family "$family" --problems "$INCL_PROBLEMS" \
-            --points "$POINTS" --truth-level "$TRUTH_LEVEL" --truth-order "$TRUTH_ORDER" \
+            --points "$POINTS" --truth-level "$TRUTH_LEVEL" --truth-fem-order "$TRUTH_ORDER" \
             --workers "$WORKERS" --seed "$SEED" -o "$OUT/data/$family.h5" --quiet
     fi
 done

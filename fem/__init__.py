@@ -1,21 +1,22 @@
-"""Finite elements: domains, meshes, Nédélec Maxwell solves (N0 and order 2), point evaluation.
+"""Finite elements: domains, meshes, H(curl) Maxwell solves (fem.hcurl), point evaluation.
 
 The names below are loaded on first use (``surrogate.fem.get_domain`` imports
 ``surrogate.fem.domains`` then), so ``import surrogate.fem`` stays cheap.
 """
 
-from importlib import import_module
-from typing import Any
+from surrogate.core.lazy_exports import lazy_exports
 
-_EXPORTS = {
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "domains": ("Domain", "DOMAINS", "domain_names", "get_domain"),
     "problems": ("Problem", "MaxwellBessel", "problem_names", "get_problem"),
     "hcurl.n0": ("NedelecSolution", "best_approximation", "solve_maxwell", "edge_interpolant",
-                "l2_error", "curl_l2_error", "hcurl_errors"),
+                 "l2_error", "curl_l2_error", "hcurl_errors"),
     "hcurl.complete_linear_element": ("ElementTetN2", "edge_interpolant2", "p2_gradient"),
     "hcurl.complete_linear": ("Nedelec2Solution", "best_approximation2", "solve_maxwell2"),
-    "hcurl.complete_linear_eval": ("hcurl_errors2", "evaluate_n2", "evaluate_n2_curl"),
-    "hcurl.registry": ("FEM_ORDERS", "fem_approximation", "fem_hcurl_errors"),
+    "hcurl.complete_linear_eval": ("evaluate_n2", "evaluate_n2_curl"),
+    "hcurl.skfem_solution": ("SkfemSolution",),
+    "hcurl.registry": ("FEM_ORDERS", "FEM_BACKENDS", "FemMethod", "fem_method", "fem_methods",
+                       "fem_approximation", "fem_hcurl_errors", "installed_backends"),
     "convergence": ("convergence_study", "observed_rate"),
     "mesh_quality": ("check_mesh",),
     "point_evaluation": ("PointLocator", "point_locator", "locate_points", "evaluate_n0",
@@ -28,18 +29,4 @@ _EXPORTS = {
                     "convolve_response", "step_loads"),
     "probes": ("probe_points", "n0_evaluation_matrix", "n0_cell_centre_matrix",
                "n0_node_matrix"),
-}
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-
-__all__ = sorted(_MODULE_OF)
-
-
-def __getattr__(name: str) -> Any:
-    """Import the submodule that defines ``name`` on first access (PEP 562)."""
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+})

@@ -1,9 +1,9 @@
-"""Convergence study of Nédélec approximations (order 1 = N0, order 2 = complete linear):
+"""Convergence study of an H(curl) FEM method (backend, order; :mod:`surrogate.fem.hcurl.registry`):
 errors and observed rates over mesh levels.
 
 Observed rate between levels k−1 and k: log(e_{k−1}/e_k) / log(h_{k−1}/h_k); for a smooth
-solution the L² error decays like O(h) for N0 and O(h²) for order 2, the curl-L² error like
-O(h) for both (the order-2 additions are gradients, curl-free).
+solution the L² error of order k decays like O(h^{k+1}) (N0: O(h)), the curl-L² error like
+O(h^{max(k, 1)}) (the complete-linear additions to N0 are gradients, curl-free).
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from surrogate.core.errors import InputError
-from surrogate.fem.hcurl.registry import check_order
+from surrogate.fem.hcurl.registry import METHODS, check_backend, check_order
 
-METHODS = ("best", "solve")
 SOLVERS = ("auto", "direct", "iterative")
 
 ProgressCallback = Callable[[int, int, str], None]
@@ -30,10 +29,10 @@ def observed_rate(e_coarse: float, e_fine: float, h_coarse: float, h_fine: float
 
 
 def check_study_options(levels: Sequence[int], method: str, solver: str,
-                        order: int = 1) -> list[int]:
-    """Validate levels (integers ≥ 1, increasing), method, solver and FEM order; return the
-    levels."""
-    check_order(order)
+                        order: int = 0, backend: str = "skfem") -> list[int]:
+    """Validate levels (integers ≥ 1, increasing), method, solver, backend and FEM order;
+    return the levels."""
+    check_order(order, check_backend(backend))
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
     if solver not in SOLVERS:
@@ -54,24 +53,28 @@ def convergence_study(
     *,
     method: str = "best",
     solver: str = "auto",
-    order: int = 1,
+    order: int = 0,
+    backend: str = "skfem",
     problem: str = "maxwell",
     rtol: float = 1e-10,
+    threads: int = 1,
     on_progress: ProgressCallback | None = None,
 ) -> list[dict[str, Any]]:
-    """Errors of the order-``order`` FEM against the exact solution on ``domain.mesh(level)``.
+    """Errors of ``(backend, order)`` against the exact solution on ``domain.mesh(level)``.
 
     ``method`` "best" = H(curl) best approximation, "solve" = mixed Maxwell solve.
-    Returns one plain dict per level with keys order, level, h, n_tets, ndofs, l2_error,
-    curl_l2_error, l2_rate, curl_l2_rate (None on the first level), seconds, timings
-    (mesh, basis, assembly, solve, errors), solver (method, iterations, residual, ...).
+    Returns one plain dict per level with keys backend, order, level, h, n_tets, ndofs,
+    l2_error, relative_l2_error (÷ ‖u‖ by the same rule), curl_l2_error, l2_rate,
+    curl_l2_rate (None on the first level), seconds, timings (mesh, the backend's stages,
+    errors), solver (method, iterations, residual, threads, ...).
     ``on_progress(done, total, description)`` is called before and after each level.
     """
     from surrogate.fem.domains import get_domain
+    from surrogate.fem.hcurl.errors import error_intorder, field_l2_norm
     from surrogate.fem.hcurl.registry import fem_approximation, fem_hcurl_errors
     from surrogate.fem.problems import get_problem
 
-    levels = check_study_options(levels, method, solver, order)
+    levels = check_study_options(levels, method, solver, order, backend)
     dom, prob = get_domain(domain), get_problem(problem)
     progress = on_progress or (lambda done, total, description: None)
     rows: list[dict[str, Any]] = []
@@ -80,18 +83,21 @@ def convergence_study(
         start = time.perf_counter()
         mesh = dom.mesh(level)
         t_mesh = time.perf_counter() - start
-        solution = fem_approximation(mesh, prob, order=order, method=method, solver=solver,
-                                     rtol=rtol)
+        solution = fem_approximation(mesh, prob, backend=backend, order=order, method=method,
+                                     solver=solver, rtol=rtol, threads=threads)
         t_err = time.perf_counter()
         e_l2, e_curl = fem_hcurl_errors(solution, prob.u, prob.curl_u)
         end = time.perf_counter()
+        norm = field_l2_norm(mesh, prob.u, intorder=error_intorder(order))
         row = {
+            "backend": backend,
             "order": int(order),
             "level": level,
             "h": float(dom.mesh_size(level)),
             "n_tets": int(mesh.t.shape[1]),
             "ndofs": solution.ndofs,
             "l2_error": e_l2,
+            "relative_l2_error": e_l2 / norm if norm > 0 else None,
             "curl_l2_error": e_curl,
             "l2_rate": None,
             "curl_l2_rate": None,

@@ -125,6 +125,30 @@ def locate_points(mesh: MeshTet, points: np.ndarray, tol: float = TOL) -> np.nda
     return point_locator(mesh).locate(points, tol)[0]
 
 
+def locate_with_outside(mesh: MeshTet, points: np.ndarray, outside: str = "error"
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """(cells (N,), barycentric coordinates (N, 3) of each tet's vertices 1–3) of points
+    (N, 3); ``outside`` as :func:`evaluate_n0` (cells −1 for "nan" points outside; for
+    "extrapolate" the nearest candidate tet, coordinates outside [0, 1])."""
+    if outside not in OUTSIDE_MODES:
+        raise InputError(f"unknown outside={outside!r}; choose one of: {', '.join(OUTSIDE_MODES)}")
+    x = as_points(points)
+    locator = point_locator(mesh)
+    cells, nearest = locator.locate(x)
+    missing = cells < 0
+    if missing.any():
+        if outside == "error":
+            raise InputError(f"{int(missing.sum())} of {len(x)} points lie outside the mesh; "
+                             "use outside='nan' or outside='extrapolate'")
+        if outside == "extrapolate":
+            cells = np.where(missing, nearest, cells)
+    bary = np.zeros((len(x), 3))
+    rows = np.flatnonzero(cells >= 0)
+    bary[rows] = np.einsum("nij,nj->ni", locator.inverse[cells[rows]],
+                           x[rows] - locator.origin[cells[rows]])
+    return cells, bary
+
+
 def _check_basis_dofs(basis, dofs: np.ndarray) -> np.ndarray:
     from surrogate.fem.hcurl.complete_linear_element import n0_only_error
 

@@ -32,8 +32,8 @@ _REFERENCE_VERTICES = np.array(
 def n0_at_reference_points(basis, dofs: np.ndarray, reference_points: np.ndarray) -> np.ndarray:
     """Values of the N0 field ``dofs`` at reference-tet points in every cell, (n_cells, k, 3).
 
-    Any skfem H(curl) basis works (the order-2 ``ElementTetN2`` with its own DOFs too); an
-    order-2 DOF vector with an N0 basis is an InputError naming the order.
+    Any skfem H(curl) basis works (the complete-linear ``ElementTetN2`` with its own DOFs too); an
+    complete-linear DOF vector with an N0 basis is an InputError naming the order.
 
     ``reference_points`` is (k, 3) in the reference tet {x, y, z >= 0, x + y + z <= 1}.
     """

@@ -1,33 +1,30 @@
-"""``surrogate gen-data ...`` and ``surrogate info``: dataset generation and inspection."""
+"""``surrogate gen-data ...`` and ``surrogate info``: dataset generation and inspection.
+
+Every ``gen-data`` command takes one option per field of its recipe (generated from the recipe
+dataclass, :mod:`surrogate.cli.config_options`) plus the run-control options of
+:mod:`surrogate.cli.dataset_options`.
+"""
 
 from __future__ import annotations
 
 import json
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from surrogate.cli.commands.family_data import gen_maxwell_family
-from surrogate.cli.commands.maxwell_td import gen_maxwell_td
-from surrogate.cli.commands.sequence_data import gen_adding, gen_fitzhugh_nagumo
-from surrogate.cli.common import console, progress_display, user_errors
+from surrogate.cli.common import console, user_errors
 from surrogate.cli.dataset_options import (
-    DTypeOption,
     JsonOption,
     QuietOption,
     RecipeOption,
-    SeedOption,
+    generate,
+    recipe_group,
+    report,
     resolve_recipe,
-    summary_path,
 )
+from surrogate.cli.generated_command import GivenOptions, command_with_options
 from surrogate.core.json_files import json_text
-
-
-class Source(str, Enum):
-    exact = "exact"
-    fem = "fem"
 
 
 def _print_run_summary(summary: dict[str, Any]) -> None:
@@ -98,81 +95,36 @@ def _print_dataset_summary(summary: dict[str, Any]) -> None:
 
 def gen_maxwell(
     out: Annotated[Path, typer.Option("-o", "--out", help="Output HDF5 file.")] = Path(
-        "data/maxwell.h5"
-    ),
-    domain: Annotated[
-        str | None, typer.Option(help="Domain name (cylinder, cube, ...) or a tet mesh file "
-                                      "(.msh, .vtu, .xdmf, .mesh). \\[default: cylinder]")
-    ] = None,
-    n: Annotated[
-        int | None, typer.Option("-n", "--n-samples", help="Number of samples. \\[default: 12000]")
-    ] = None,
-    seed: SeedOption = None,
-    source: Annotated[
-        Source | None, typer.Option(help="Targets from the exact solution or the FEM solve.")
-    ] = None,
-    level: Annotated[
-        int | None, typer.Option(help="Mesh level for --source fem. \\[default: 3]")
-    ] = None,
-    noise: Annotated[
-        float | None,
-        typer.Option(help="Relative Gaussian noise σ: u + σ·rms(u_k)·ξ per column. \\[default: 0]"),
-    ] = None,
-    split: Annotated[
-        str | None, typer.Option(help="train,val,test fractions. \\[default: 0.8,0.1,0.1]")
-    ] = None,
-    dtype: DTypeOption = None,
+        "data/maxwell.h5"),
     recipe: RecipeOption = None,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
+    *,
+    options: GivenOptions,
 ) -> None:
     """Sample the static Maxwell problem into an HDF5 dataset (+ <out>.json summary).
 
     Example: surrogate gen-data maxwell --domain cylinder -n 12000 --seed 0 -o data/maxwell.h5
     """
-    from surrogate.datasets.generators import generate_dataset
     from surrogate.datasets.recipes import MaxwellRecipe
     from surrogate.fem.domains import get_domain
 
     with user_errors():
-        flags = {"domain": domain, "n": n, "seed": seed, "level": level, "noise": noise,
-                 "split": split, "source": source.value if source else None,
-                 "dtype": dtype.value if dtype else None}
-        resolved = resolve_recipe(MaxwellRecipe, recipe, flags)
+        resolved = resolve_recipe(MaxwellRecipe, recipe, options)
         get_domain(resolved.domain)  # unknown names fail before any work
-        with progress_display(quiet) as on_progress:
-            summary = generate_dataset(resolved, out, on_progress=on_progress,
-                                       summary_path=summary_path(out))
-    if as_json:
-        typer.echo(json_text(summary), nl=False)
-    elif not quiet:
-        console.print(f"wrote {out} ({summary['inputs_shape'][0]} samples, "
-                      f"{summary['content_hash'][:19]}...)", highlight=False)
+        summary = generate(resolved, out, quiet)
+    report(summary, as_json, quiet, lambda: f"wrote {out} ({summary['inputs_shape'][0]} "
+           f"samples, {summary['content_hash'][:19]}...)")
 
 
 def gen_toy(
-    name: Annotated[str, typer.Argument(
-        help="Toy dataset: sine, spirals, bands or circles.", metavar="NAME",
-        show_default=False)],
     out: Annotated[Path | None, typer.Option(
         "-o", "--out", help="Output HDF5 file. \\[default: data/<NAME>.h5]")] = None,
-    n_train: Annotated[int | None, typer.Option(
-        help="Training points (spirals: also the points per arm, every other one is "
-        "validation). \\[default: sine 100, spirals 513, bands 200, circles 400]")] = None,
-    n_val: Annotated[int | None, typer.Option(
-        help="Validation points (spirals: 0 or --n-train). \\[default: sine 200, spirals "
-        "--n-train, else 0]")] = None,
-    n_test: Annotated[int | None, typer.Option(
-        help="Test points. \\[default: sine 200 (grid), spirals 512, bands 200, "
-        "circles 400]")] = None,
-    noise: Annotated[float | None, typer.Option(
-        help="Gaussian noise σ: on the targets (sine) or on the input coordinates (others). "
-        "\\[default: circles 0.2, else 0]")] = None,
-    seed: SeedOption = None,
-    dtype: DTypeOption = None,
     recipe: RecipeOption = None,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
+    *,
+    options: GivenOptions,
 ) -> None:
     """Sample a toy dataset of the paper experiments into an HDF5 dataset (+ <out>.json).
 
@@ -181,23 +133,15 @@ def gen_toy(
 
     Example: surrogate gen-data toy circles -o data/circles.h5 --seed 0
     """
-    from surrogate.datasets.generators import generate_dataset
     from surrogate.datasets.recipes import ToyRecipe
 
     with user_errors():
-        flags = {"name": name, "n_train": n_train, "n_val": n_val, "n_test": n_test,
-                 "noise": noise, "seed": seed, "dtype": dtype.value if dtype else None}
-        resolved = resolve_recipe(ToyRecipe, recipe, flags)
+        resolved = resolve_recipe(ToyRecipe, recipe, options)
         out = out if out is not None else Path("data") / f"{resolved.name}.h5"
-        with progress_display(quiet) as on_progress:
-            summary = generate_dataset(resolved, out, on_progress=on_progress,
-                                       summary_path=summary_path(out))
-    if as_json:
-        typer.echo(json_text(summary), nl=False)
-    elif not quiet:
-        splits = ", ".join(f"{k} {v}" for k, v in summary["splits"].items())
-        console.print(f"wrote {out} ({resolved.name}: {splits}; "
-                      f"{summary['content_hash'][:19]}...)", highlight=False)
+        summary = generate(resolved, out, quiet)
+    splits = ", ".join(f"{k} {v}" for k, v in summary["splits"].items())
+    report(summary, as_json, quiet, lambda: f"wrote {out} ({resolved.name}: {splits}; "
+           f"{summary['content_hash'][:19]}...)")
 
 
 def info(
@@ -233,13 +177,26 @@ def describe(path: Path) -> dict[str, Any]:
 
 
 def register(app: typer.Typer) -> None:
-    """Attach ``gen-data`` (group: ``maxwell``, ``toy``) and ``info`` to ``app``."""
+    """Attach ``gen-data`` (one command per recipe) and ``info`` to ``app``."""
+    from surrogate.cli.commands.family_data import gen_maxwell_family
+    from surrogate.cli.commands.maxwell_td import gen_maxwell_td
+    from surrogate.cli.commands.sequence_data import gen_adding, gen_fitzhugh_nagumo
+    from surrogate.datasets.recipes import MaxwellFamilyRecipe, MaxwellRecipe, ToyRecipe
+    from surrogate.datasets.sequence.lem_benchmark_recipes import (
+        AddingRecipe,
+        FitzHughNagumoRecipe,
+    )
+    from surrogate.datasets.sequence.maxwell_td import MaxwellTDRecipe
+
     gen_app = typer.Typer(no_args_is_help=True, help="Generate HDF5 datasets from recipes.")
-    gen_app.command("maxwell")(gen_maxwell)
-    gen_app.command("toy")(gen_toy)
-    gen_app.command("maxwell-td")(gen_maxwell_td)
-    gen_app.command("fitzhugh-nagumo")(gen_fitzhugh_nagumo)
-    gen_app.command("adding")(gen_adding)
-    gen_app.command("maxwell-family")(gen_maxwell_family)
+    for name, command, recipe_type, arguments in (
+            ("maxwell", gen_maxwell, MaxwellRecipe, ()),
+            ("toy", gen_toy, ToyRecipe, ("name",)),
+            ("maxwell-td", gen_maxwell_td, MaxwellTDRecipe, ()),
+            ("fitzhugh-nagumo", gen_fitzhugh_nagumo, FitzHughNagumoRecipe, ()),
+            ("adding", gen_adding, AddingRecipe, ()),
+            ("maxwell-family", gen_maxwell_family, MaxwellFamilyRecipe, ())):
+        gen_app.command(name)(command_with_options(command, [recipe_group(recipe_type,
+                                                                          arguments)]))
     app.add_typer(gen_app, name="gen-data")
     app.command("info")(info)

@@ -1,127 +1,67 @@
 """``surrogate evaluate`` and ``surrogate report``: surrogates against FEM on unseen domains,
-sequence surrogates on unseen sequences.
+sequence surrogates on unseen sequences, family surrogates on unseen problems.
 
-The command parses its options, refuses those of the other kind of run (one line), builds the
-typed options of the runs' kind and calls :func:`surrogate.evaluation.api.evaluate`, which
-validates everything before any output exists and stages the outputs; then it prints.
+The options are generated from the options classes of the run kinds
+(:data:`surrogate.evaluation.run_kinds.RUN_KINDS`), each scoped to the kinds that have it: the
+command finds the runs' kind, refuses an option of another kind (one line), builds the kind's
+typed options and calls :func:`surrogate.evaluation.api.evaluate`, which validates everything
+before any output exists and stages the outputs; then it prints the kind's tables.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from surrogate.cli.common import progress_display, user_errors
-from surrogate.cli.evaluate_options import (
-    FAMILY_ONLY,
-    NOT_FAMILY,
-    POINTWISE_ONLY,
-    SEQUENCE_ONLY,
-    DataOpt,
-    DeviceChoice,
-    DeviceOpt,
-    DomainOpt,
-    DrawSeedOpt,
-    ExtrapolateOpt,
-    FemBaseline,
-    FemOpt,
-    FemOrderOpt,
-    FreshOpt,
-    HorizonOpt,
-    IntorderOpt,
-    JsonOpt,
-    LevelsOpt,
-    MaterialRangeOpt,
-    MaterialSeedOpt,
-    MaxSeqOpt,
-    ProblemOpt,
-    ProblemsOpt,
-    QuietOpt,
-    RunDirs,
-    SampleOpt,
-    SetOpt,
-    SliceOpt,
-    SolverChoice,
-    SolverOpt,
-    TruthLevelOpt,
-    VtkEveryOpt,
-    VtkOpt,
-    family_options,
-    pointwise_options,
-    sequence_options,
-)
+from surrogate.cli.config_options import OptionGroup
+from surrogate.cli.generated_command import GivenOptions, command_with_options
 from surrogate.core.json_files import json_text
 
-
-def _flag(name: str) -> str:
-    """``slice_`` -> ``--slice``."""
-    return "--" + name.rstrip("_").replace("_", "-")
-
-
-def given_options(ctx: typer.Context, names: tuple[str, ...]) -> list[str]:
-    """The flags of ``names`` that were set on the command line (not left at the default)."""
-    sources = {name: ctx.get_parameter_source(name) for name in names}
-    return [_flag(n) for n, s in sources.items()
-            if s is not None and s.name not in ("DEFAULT", "DEFAULT_MAP")]
+RunDirs = Annotated[list[Path], typer.Argument(help="Run directories written by `surrogate fit`.")]
+VtkOpt = Annotated[Path | None, typer.Option(help="Folder for .vtu/.pvd files (ParaView).")]
+ProblemOpt = Annotated[
+    str | None, typer.Option(help="Pointwise runs: the problem to evaluate on; every run must "
+                                  "have been trained on it. \\[default: the runs' problem]")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no tables.")]
 
 
-def check_kind_options(ctx: typer.Context, kind: str) -> None:
-    """InputError for options that belong to the other kind of run."""
-    from surrogate.core.errors import InputError
+def evaluation_group() -> OptionGroup:
+    """The evaluation options: one scope per run kind, its options class."""
+    from surrogate.evaluation.run_kinds import RUN_KINDS
 
-    refused = {"sequence": POINTWISE_ONLY + FAMILY_ONLY, "pointwise": SEQUENCE_ONLY + FAMILY_ONLY,
-               "family": SEQUENCE_ONLY + NOT_FAMILY}[kind]
-    wrong = given_options(ctx, tuple(n for n in refused if n in ctx.params))
-    if wrong:
-        what = {"sequence": "apply to pointwise runs (FEM baselines on test domains), not to "
-                            "this sequence run",
-                "family": "do not apply to runs of a problem family"}.get(kind)
-        if what is None:
-            family = [_flag(n) for n in FAMILY_ONLY]
-            what = ("apply to runs of a problem family only" if set(wrong) <= set(family)
-                    else "apply to sequence runs only")
-        raise InputError(f"{', '.join(wrong)} {what}")
+    return OptionGroup("evaluation", {name: kind.options for name, kind in RUN_KINDS.items()},
+                       refusal="{flags} {verb} to {scopes} runs, not to these {scope} runs")
 
 
-def dispatch_kind(ctx: typer.Context, run_dirs: list[Path]) -> str:
-    """The runs' data kind, after refusing options of the other kind (one line, exit 2)."""
-    from surrogate.evaluation.api import run_data_kind
-
+def _evaluate_and_print(run_dirs: list[Path], options: GivenOptions, *, out: Path,
+                        vtk: Path | None, plots: Path | None, report: bool,
+                        inputs: dict[str, Path | str | None], as_json: bool,
+                        quiet: bool) -> None:
+    """The body of ``evaluate`` and ``report``: the runs' kind, its typed options, one library
+    call, the kind's tables."""
     with user_errors():
-        kind = run_data_kind(run_dirs)
-        check_kind_options(ctx, kind)
-    return kind
-
-
-def _evaluate_and_print(run_dirs: list[Path], make_options: Any, *, problem: str | None,
-                        data: Path | None, out: Path, vtk: Path | None, plots: Path | None,
-                        report: bool, as_json: bool, quiet: bool) -> None:
-    """Shared body of ``evaluate`` and ``report``: typed options, one library call, tables."""
-    with user_errors():
-        options = make_options()
         from surrogate.evaluation.api import evaluate as run_evaluation
+        from surrogate.evaluation.run_kinds import kind_of_runs
 
+        kind = kind_of_runs(run_dirs)
+        typed = kind.options(**options.fields(evaluation_group(), kind.name))
         with progress_display(quiet) as on_progress:
-            result = run_evaluation(run_dirs, options, out=out, vtk=vtk, plots=plots,
-                                    report=report, problem=problem, data=data,
-                                    on_progress=on_progress)
+            result = run_evaluation(run_dirs, typed, out=out, vtk=vtk, plots=plots,
+                                    report=report, on_progress=on_progress, **inputs)
     if as_json:
         typer.echo(json_text(result.summary), nl=False)
-        return
-    if quiet:
-        return
-    from surrogate.cli.evaluation_tables import print_result
+    elif not quiet:
+        from surrogate.cli.evaluation_tables import print_result
 
-    print_result(result)
+        print_result(result)
 
 
 def evaluate(
-    ctx: typer.Context,
     run_dirs: RunDirs,
-    domain: DomainOpt = None,
-    levels: LevelsOpt = "1-4",
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder of evaluation.json.")]
     = Path("evaluation"),
     vtk: VtkOpt = None,
@@ -129,30 +69,16 @@ def evaluate(
     report: Annotated[bool, typer.Option("--report", help="Also write OUT/index.html "
                                                           "(figures default to OUT/plots).")]
     = False,
-    fem: FemOpt = FemBaseline.best,
-    fem_order: FemOrderOpt = "1,2",
-    solver: SolverOpt = SolverChoice.auto,
-    slice_: SliceOpt = "z=0.5",
     problem: ProblemOpt = None,
-    intorder: IntorderOpt = 4,
-    device: DeviceOpt = DeviceChoice.cpu,
+    data: Annotated[Path | None, typer.Option(
+        "--data", help="Sequence runs: the training dataset, if it moved. \\[default: the "
+        "path recorded in the run; its content hash must match]")] = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
-    data: DataOpt = None,
-    set_: SetOpt = None,
-    horizon_factor: HorizonOpt = None,
-    fresh: FreshOpt = None,
-    max_sequences: MaxSeqOpt = None,
-    material_seed: MaterialSeedOpt = None,
-    material_range: MaterialRangeOpt = None,
-    sample: SampleOpt = None,
-    vtk_every: VtkEveryOpt = None,
-    problems: ProblemsOpt = None,
-    extrapolate: ExtrapolateOpt = False,
-    truth_level: TruthLevelOpt = None,
-    draw_seed: DrawSeedOpt = None,
+    *,
+    options: GivenOptions,
 ) -> None:
-    """L² errors and timings of surrogates vs Nédélec FEM of orders 1 and 2 on test domains.
+    """L² errors and timings of surrogates vs Nédélec FEM (N0 and complete linear) on test domains.
 
     Runs trained on sequence data (lem, cornn, lstm) are evaluated instead on sequences they
     never saw, rebuilt from their dataset's recipe: unseen signals (the test split), unseen
@@ -166,79 +92,37 @@ def evaluate(
     out/plots --vtk out/vtk
 
     Runs of a problem family (gen-data maxwell-family) are evaluated on K unseen members next
-    to Nédélec FEM of orders 1 and 2 (errors per problem, median and p90) with the break-even
+    to Nédélec FEM, N0 and complete linear (errors per problem, median and p90) with the break-even
     count N* = (data generation + training) / (FEM per query − surrogate per query).
 
     Family example: surrogate evaluate runs/params runs/fields --problems 32 --out out/
     --report
     """
-    kind = dispatch_kind(ctx, run_dirs)
-    if kind == "family":
-        given = given_options(ctx, ("levels",))
-
-        def make_options() -> Any:
-            return family_options(problems=problems, extrapolate=extrapolate, domain=domain,
-                                  levels=levels if given else None, solver=solver,
-                                  intorder=intorder, device=device, truth_level=truth_level,
-                                  draw_seed=draw_seed)
-    elif kind == "sequence":
-        def make_options() -> Any:
-            return sequence_options(
-                set_=set_, horizon_factor=horizon_factor, fresh=fresh,
-                max_sequences=max_sequences, material_seed=material_seed,
-                material_range=material_range, sample=sample, vtk_every=vtk_every,
-                device=device)
-    else:
-        def make_options() -> Any:
-            return pointwise_options(domain=domain, levels=levels, fem=fem, fem_order=fem_order,
-                                     solver=solver, slice_=slice_, intorder=intorder,
-                                     device=device)
-    _evaluate_and_print(run_dirs, make_options, problem=problem, data=data, out=out, vtk=vtk,
-                        plots=plots, report=report, as_json=as_json, quiet=quiet)
+    _evaluate_and_print(run_dirs, options, out=out, vtk=vtk, plots=plots, report=report,
+                        inputs={"problem": problem, "data": data}, as_json=as_json,
+                        quiet=quiet)
 
 
 def report(
-    ctx: typer.Context,
     run_dirs: RunDirs,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder of index.html.")]
     = Path("report"),
-    domain: DomainOpt = None,
-    levels: LevelsOpt = "1-4",
     vtk: VtkOpt = None,
-    fem: FemOpt = FemBaseline.best,
-    fem_order: FemOrderOpt = "1,2",
-    solver: SolverOpt = SolverChoice.auto,
-    slice_: SliceOpt = "z=0.5",
     problem: ProblemOpt = None,
-    intorder: IntorderOpt = 4,
-    device: DeviceOpt = DeviceChoice.cpu,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
+    *,
+    options: GivenOptions,
 ) -> None:
     """Evaluate runs and write OUT/index.html with the tables and figures (OUT/plots).
 
     Example: surrogate report runs/* --domain cube --levels 1-4 --out report/
     """
-    kind = dispatch_kind(ctx, run_dirs)
-    if kind == "family":
-        given = given_options(ctx, ("levels",))
-
-        def make_options() -> Any:
-            return family_options(domain=domain, levels=levels if given else None,
-                                  solver=solver, intorder=intorder, device=device)
-    elif kind == "sequence":
-        def make_options() -> Any:
-            return sequence_options(device=device)
-    else:
-        def make_options() -> Any:
-            return pointwise_options(domain=domain, levels=levels, fem=fem, fem_order=fem_order,
-                                     solver=solver, slice_=slice_, intorder=intorder,
-                                     device=device)
-    _evaluate_and_print(run_dirs, make_options, problem=problem, data=None, out=out, vtk=vtk,
-                        plots=out / "plots", report=True, as_json=as_json, quiet=quiet)
+    _evaluate_and_print(run_dirs, options, out=out, vtk=vtk, plots=out / "plots", report=True,
+                        inputs={"problem": problem}, as_json=as_json, quiet=quiet)
 
 
 def register(app: typer.Typer) -> None:
-    """Attach ``evaluate`` and ``report`` to ``app``."""
-    app.command("evaluate")(evaluate)
-    app.command("report")(report)
+    """Attach ``evaluate`` and ``report`` (options from the run kinds' options) to ``app``."""
+    app.command("evaluate")(command_with_options(evaluate, [evaluation_group()]))
+    app.command("report")(command_with_options(report, [evaluation_group()]))

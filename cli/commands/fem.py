@@ -7,18 +7,14 @@ from typing import Annotated, Any
 
 import typer
 
-from surrogate.cli.common import (
-    console,
-    parse_levels,
-    progress_display,
-    user_errors,
-)
+from surrogate.cli.common import console, progress_display, user_errors
 from surrogate.core.json_files import json_text, write_json_file
+from surrogate.core.level_ranges import parse_levels
 
 
-# --order/--method/--solver are plain strings with the choices as metavar (listed by --help) and are
-# checked by fem.convergence.check_study_options: a bad value then gives one line on stderr
-# and exit 2 like every other bad input, not click's multi-line usage panel.
+# --backend/--order/--method/--solver are plain strings with the choices as metavar (listed
+# by --help) and are checked by fem.convergence.check_study_options: a bad value then gives
+# one line on stderr and exit 2 like every other bad input, not click's multi-line usage panel.
 def convergence(
     domain: Annotated[
         str, typer.Option(help="Domain name (cube, cylinder, ball, l-prism, shell) or a tet "
@@ -37,12 +33,22 @@ def convergence(
         typer.Option(metavar="[auto|direct|iterative]",
                      help="Linear solver: direct, iterative (CG-HX / MINRES), auto by size."),
     ] = "auto",
+    backend: Annotated[
+        str,
+        typer.Option(metavar="[skfem|ngsolve]",
+                     help="FEM backend: skfem (ours, orders 0-1) or ngsolve (the optional "
+                          "extra [ngsolve], orders 0-4, mixed solve only)."),
+    ] = "skfem",
     order: Annotated[
         str,
-        typer.Option(metavar="[1|2]",
-                     help="FEM order: 1 = lowest-order Nédélec (N0), 2 = complete-linear "
-                          "(2 DOFs per edge, L² error O(h²))."),
-    ] = "1",
+        typer.Option(metavar="[0|1|2|3|4]",
+                     help="FEM order, NGSolve's numbering: 0 = lowest-order Nédélec (N0), "
+                          "1 = complete linear (L² error O(h²)), 2 = complete quadratic, ... "
+                          "(the table in docs/cli.md)."),
+    ] = "0",
+    threads: Annotated[
+        int, typer.Option(help="Threads of the ngsolve backend (recorded in the JSON).")
+    ] = 1,
     problem: Annotated[str, typer.Option(help="Problem with an exact solution.")] = "maxwell",
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Also write the results as JSON here.")
@@ -52,27 +58,29 @@ def convergence(
 ) -> None:
     """Errors and observed rates of Nédélec approximations of the exact solution, by level.
 
-    Example: surrogate fem convergence --domain cube --levels 1-4 --order 2 --method solve
-    --out conv.json
+    Example: surrogate fem convergence --domain cube --levels 1-3 --backend ngsolve --order 2
+    --method solve --out conv.json
     """
 
     from surrogate import __version__
     from surrogate.fem.convergence import check_study_options, convergence_study
     from surrogate.fem.domains import get_domain
-    from surrogate.fem.hcurl.registry import check_order
+    from surrogate.fem.hcurl.registry import check_backend, check_order
     from surrogate.fem.problems import get_problem
 
     with user_errors():
-        fem_order = check_order(order)
-        level_list = check_study_options(parse_levels(levels), method, solver, fem_order)
+        fem_order = check_order(order, check_backend(backend))
+        level_list = check_study_options(parse_levels(levels), method, solver, fem_order,
+                                         backend)
         get_domain(domain)  # unknown names fail before any work
         get_problem(problem)
-        options = {"domain": domain, "levels": level_list, "order": fem_order,
-                   "method": method, "solver": solver, "problem": problem}
+        options = {"domain": domain, "levels": level_list, "backend": backend,
+                   "order": fem_order, "method": method, "solver": solver, "problem": problem,
+                   "threads": threads}
         with progress_display(quiet) as on_progress:
             rows = convergence_study(domain, level_list, method=method, order=fem_order,
-                                     solver=solver, problem=problem,
-                                     on_progress=on_progress)
+                                     backend=backend, solver=solver, problem=problem,
+                                     threads=threads, on_progress=on_progress)
         payload = {"study": "fem-convergence", "version": __version__, "options": options,
                    "rows": rows}
         if out is not None:
@@ -94,7 +102,9 @@ def _print_table(options: dict[str, Any], rows: list[dict[str, Any]]) -> None:
     from rich import box
     from rich.table import Table
 
-    space = "N0" if options["order"] == 1 else "order-2 Nédélec"
+    from surrogate.fem.hcurl.registry import FemMethod
+
+    space = FemMethod(options["backend"], options["order"]).label
     table = Table(title=f"{space} {options['method']} on {options['domain']} "
                         f"({options['problem']})",
                   box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)

@@ -1,220 +1,120 @@
-"""``surrogate fit`` and ``surrogate prune``: training and pruning of surrogates."""
+"""``surrogate fit`` and ``surrogate prune``: training and pruning of surrogates.
+
+``fit``'s options are generated from the typed configs (:mod:`surrogate.cli.config_options`):
+one option per field of every registered architecture's config (each scoped to the
+architectures that have it) and of :class:`~surrogate.training.config.TrainConfig`. Adding an
+architecture to :mod:`surrogate.models.registry` adds its options here, with nothing to edit.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from surrogate.cli.common import (
-    console,
-    interrupt_exit,
-    progress_display,
-    user_errors,
-)
+from surrogate.cli.common import interrupt_exit, progress_display, user_errors
+from surrogate.cli.config_options import OptionGroup
+from surrogate.cli.generated_command import GivenOptions, command_with_options
+from surrogate.cli.training_summaries import print_fit_summary, print_prune_report
 from surrogate.core.json_files import json_text, write_json_file
-from surrogate.core.typed_config import option_help, option_panel
-from surrogate.models.config import ACTIVATION_NAMES, HORIZON_MODES, INPUT_KINDS
-from surrogate.models.registry import all_architecture_names, architectures_for
-from surrogate.models.sequence_config import (
-    DAMPING_MODES,
-    READOUT_MODES,
-    CoRNNConfig,
-    LEMConfig,
-)
-from surrogate.models.stepping_configs import (
-    CkNetConfig,
-    FractionalDNNConfig,
-    ImplicitResNetConfig,
-    ODENetConfig,
-    ResNetConfig,
-)
-from surrogate.training.config import DEVICES, DTYPES, OPTIMIZERS, SCHEDULES, TrainConfig
 
-
-def _choices(name: str, values: list[str] | tuple[str, ...]) -> type[Enum]:
-    """A ``str`` Enum of ``values`` (so that ``--help`` lists them)."""
-    return Enum(name, {v.replace("-", "_"): v for v in values}, type=str)
-
-
-Arch = _choices("Arch", all_architecture_names())
-ActivationName = _choices("ActivationName", ACTIVATION_NAMES)
-HorizonMode = _choices("HorizonMode", HORIZON_MODES)
-InputKind = _choices("InputKind", INPUT_KINDS)
-Damping = _choices("Damping", DAMPING_MODES)
-Readout = _choices("Readout", READOUT_MODES)
-Optimizer = _choices("Optimizer", OPTIMIZERS)
-Schedule = _choices("Schedule", SCHEDULES)
-Device = _choices("Device", DEVICES)
-DType = _choices("DType", DTYPES)
 RUN_PANEL = "Run control"
 
 
-def _option(config: type, name: str, *declarations: str, doc: str | None = None,
-            **extra: Any) -> Any:
-    """A ``typer.Option`` whose help, default shown and panel come from a config field."""
-    return typer.Option(*declarations, help=option_help(config, name, doc),
-                        rich_help_panel=option_panel(config, name), **extra)
+def model_group() -> OptionGroup:
+    """The model options: one scope per registered architecture, chosen by ``--arch``."""
+    from surrogate.models.registry import ARCHITECTURES, architectures_for
+
+    return OptionGroup(
+        "model", {name: entry.config for name, entry in ARCHITECTURES.items()}, noun="arch",
+        dispatch="arch", default_scope="resnet",
+        dispatch_doc="Architecture: pointwise (" + ", ".join(architectures_for("pointwise"))
+        + ") or sequence (" + ", ".join(architectures_for("sequence")) + ").")
 
 
-def _value(option: Any) -> Any:
-    return option.value if isinstance(option, Enum) else option
+def train_group() -> OptionGroup:
+    """The training options: the fields of TrainConfig."""
+    from surrogate.training.config import TrainConfig
+
+    return OptionGroup("train", {"train": TrainConfig})
 
 
-def resolve_fit_options(config_file: Path | None, model_flags: dict[str, Any],
-                        train_flags: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Config file values overridden by the flags that were given -> (model, train) dicts.
+def resolve_fit_options(config_file: Path | None, options: GivenOptions
+                        ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Config file values overridden by the options given -> (model, train) dicts.
 
-    ``model_flags["cornn_gamma"]`` (``--cornn-gamma``) becomes coRNN's ``gamma``; ``--gamma``
-    is the fractional order of frac-dnn only.
+    A model option of another architecture than the chosen one (``--arch``, else the config
+    file's, else resnet) is an InputError naming the architectures it applies to.
     """
-    from surrogate.core.errors import InputError
     from surrogate.core.toml_files import read_toml
     from surrogate.training.config import parse_tau, split_run_config
 
     model, train = split_run_config(read_toml(config_file)) if config_file else ({}, {})
-    flags = {k: _value(v) for k, v in model_flags.items() if v is not None}
+    arch = options.scope("model")
+    if arch is not None:
+        model["arch"] = arch
+    flags = options.fields(model_group(), model.get("arch", "resnet"))
     if "tau" in flags:
         flags["tau"] = parse_tau(flags["tau"])
-    cornn_gamma = flags.pop("cornn_gamma", None)
     model.update(flags)
-    arch = model.get("arch", "resnet")
-    if arch == "cornn" and "gamma" in flags:
-        raise InputError("--gamma is the fractional order of frac-dnn; coRNN's γ is "
-                         "--cornn-gamma")
-    if cornn_gamma is not None:
-        if arch != "cornn":
-            raise InputError(f"--cornn-gamma applies to arch cornn only, not {arch!r}")
-        model["gamma"] = cornn_gamma
-    train.update({k: _value(v) for k, v in train_flags.items() if v is not None})
+    train.update(options.fields(train_group()))
     if train.get("batch_size") == 0:
         train["batch_size"] = None
     return model, train
 
 
-def _print_sequence_fit_summary(run: Any) -> None:
-    """Summary of a sequence run: model, epochs, per-sequence and pooled errors, Δt."""
-    metrics = run.metrics
-    config = run.model_config
-    dt = "learned" if config.learn_dt else f"{config.dt:g}"
-    lines = [
-        f"[bold]{run.path}[/]  {config.arch} hidden {config.hidden}, Δt {dt}, read-out "
-        f"{config.readout}, {metrics['parameter_count']} parameters",
-        f"epochs  {metrics['epochs_run']} ({metrics['stop_reason']}), "
-        f"{metrics['wall_time_s']:.1f} s training",
-        "relative L² error per sequence (mean / median)  " + ", ".join(
-            f"{name} {value['mean']:.3e} / {value['median']:.3e}"
-            for name, value in metrics["sequence_relative_l2_error"].items() if value),
-        "relative L² error pooled  " + ", ".join(
-            f"{name} {value:.3e}" for name, value in metrics["relative_l2_error"].items()
-            if value is not None),
-    ]
-    if metrics.get("dt"):
-        lines.append("Δt min / mean / max  " + " / ".join(
-            f"{metrics['dt'][key]:.4g}" for key in ("dt_min", "dt_mean", "dt_max")))
-    for line in lines:
-        console.print(line, highlight=False, soft_wrap=True)
+def _run_dir(data: Path, out: Path | None, model: dict[str, Any], resume: bool) -> Path:
+    """Where the run goes: ``--out``, else ``runs/<arch>``; with ``--resume`` the run to
+    continue (:func:`surrogate.cli.resume_lookup.run_to_resume`)."""
+    from surrogate.cli.resume_lookup import check_stored_arch, new_run_dir, run_to_resume
+    from surrogate.core.errors import InputError
+
+    if resume:
+        others = sorted(set(model) - {"arch"})
+        if others:
+            raise InputError(f"--resume continues the stored model; drop the model options "
+                             f"({', '.join(others)})")
+        if out is None:
+            return run_to_resume(data, model.get("arch"))
+        if "arch" in model:
+            check_stored_arch(out, model["arch"])
+        return out
+    return out if out is not None else new_run_dir(str(model.get("arch", "resnet")))
 
 
-def _print_fit_summary(run: Any) -> None:
-    if run.dataset.get("kind") == "sequence":
-        _print_sequence_fit_summary(run)
-        return
-    metrics = run.metrics
-    errors = metrics["relative_l2_error"]
-    config = run.model_config
-    tau = "learned" if config.tau is None else f"fixed {config.tau:g}"
-    lines = [
-        f"[bold]{run.path}[/]  {config.arch} depth {config.depth} × width {config.width}, "
-        f"τ {tau}, {metrics['parameter_count']} parameters"
-        + (f", inputs {config.inputs}" if config.inputs != "pointwise" else ""),
-        f"epochs  {metrics['epochs_run']} ({metrics['stop_reason']}), "
-        f"{metrics['wall_time_s']:.1f} s training",
-        "relative L² error  " + ", ".join(
-            f"{name} {value:.3e}" for name, value in errors.items() if value is not None),
-        "τ  " + " ".join(f"{t:.4g}" for t in metrics["taus"]),
-    ]
-    if metrics.get("accuracy"):
-        lines.insert(3, "accuracy  " + ", ".join(
-            f"{name} {value:.2%}" for name, value in metrics["accuracy"].items()
-            if value is not None))
-    for event in metrics.get("pruning") or []:
-        lines.append(f"pruned at epoch {event['epoch']}: layers {event['removed_layers']}")
-    for line in lines:
-        console.print(line, highlight=False, soft_wrap=True)
+def _train(data: Path, model: dict[str, Any], train: dict[str, Any], out: Path, *,
+           resume: bool, overwrite: bool, quiet: bool) -> Any:
+    """Launch the processes (``--nproc``) and train; the run, or None on ranks other than 0."""
+    from surrogate.training.distributed import launched_world_size, process_group
+
+    world = launched_world_size()
+    if world == 1 and train.get("nproc", 1) > 1:
+        _launch(train["nproc"])
+    reporting = os.environ.get("RANK", "0") == "0"  # of several processes, rank 0 reports
+    from surrogate.training.loop import TrainingInterrupted
+    from surrogate.training.loop import fit as fit_run
+
+    try:
+        with process_group(), progress_display(quiet or not reporting) as on_progress:
+            run = fit_run(data, {} if resume else model, train or None, out, resume=resume,
+                          overwrite=overwrite, on_progress=on_progress)
+    except TrainingInterrupted as stop:
+        processes = f" --nproc {world}" if world > 1 else ""
+        where = (f"checkpoint {stop.checkpoint} (epoch {stop.epoch}); continue with "
+                 f"`surrogate fit {data} -o {out} --resume{processes}`" if stop.checkpoint
+                 else "no checkpoint written yet")
+        raise interrupt_exit(where) from None
+    return run if reporting else None
 
 
 def fit(
     data: Annotated[Path, typer.Argument(help="Dataset file (.h5) from `surrogate gen-data`.")],
-    arch: Annotated[Arch | None, typer.Option(
-        help="Architecture: pointwise (" + ", ".join(architectures_for("pointwise"))
-        + ") or sequence (" + ", ".join(architectures_for("sequence"))
-        + "). \\[default: resnet]", rich_help_panel=option_panel(ResNetConfig, "width"))] = None,
-    depth: Annotated[int | None, _option(ResNetConfig, "depth")] = None,
-    width: Annotated[int | None, _option(ResNetConfig, "width")] = None,
-    activation: Annotated[ActivationName | None, _option(ResNetConfig, "activation")] = None,
-    tau: Annotated[str | None, _option(ResNetConfig, "tau")] = None,
-    tau_init: Annotated[float | None, _option(ResNetConfig, "tau_init")] = None,
-    tau_min: Annotated[float | None, _option(ResNetConfig, "tau_min")] = None,
-    time_horizon: Annotated[float | None, _option(ResNetConfig, "time_horizon")] = None,
-    horizon_mode: Annotated[HorizonMode | None, _option(ResNetConfig, "horizon_mode")] = None,
-    step_lipschitz: Annotated[float | None, _option(
-        ResNetConfig, "step_lipschitz", doc="resnet, ck-net: bound c > 0 on τ^k‖W‖₂ of every "
-        "hidden step (c < 1: invertible ResNet steps).")] = None,
-    gamma: Annotated[float | None, _option(FractionalDNNConfig, "gamma")] = None,
-    theta: Annotated[float | None, _option(ImplicitResNetConfig, "theta")] = None,
-    solver_tol: Annotated[float | None, _option(ImplicitResNetConfig, "solver_tol")] = None,
-    solver_max_iter: Annotated[int | None, _option(ImplicitResNetConfig,
-                                                   "solver_max_iter")] = None,
-    skew_weights: Annotated[bool | None, _option(
-        ResNetConfig, "skew_weights", "--skew-weights/--no-skew-weights",
-        doc="resnet, implicit-resnet: hidden layers use W = A − Aᵀ (purely imaginary "
-        "spectrum).")] = None,
-    quadratic_output: Annotated[bool | None, _option(
-        ResNetConfig, "quadratic_output", "--quadratic-output/--no-quadratic-output")] = None,
-    inputs: Annotated[InputKind | None, _option(ResNetConfig, "inputs")] = None,
-    encoder_width: Annotated[int | None, _option(ResNetConfig, "encoder_width")] = None,
-    code_size: Annotated[int | None, _option(ResNetConfig, "code_size")] = None,
-    order: Annotated[int | None, _option(CkNetConfig, "order")] = None,
-    cubic: Annotated[float | None, _option(ODENetConfig, "cubic")] = None,
-    multistep: Annotated[bool | None, _option(ODENetConfig, "multistep",
-                                              "--multistep/--no-multistep")] = None,
-    hidden: Annotated[int | None, _option(LEMConfig, "hidden")] = None,
-    dt: Annotated[float | None, _option(LEMConfig, "dt")] = None,
-    learn_dt: Annotated[bool | None, _option(LEMConfig, "learn_dt",
-                                             "--learn-dt/--no-learn-dt")] = None,
-    readout: Annotated[Readout | None, _option(LEMConfig, "readout")] = None,
-    cornn_gamma: Annotated[float | None, _option(CoRNNConfig, "gamma", "--cornn-gamma")] = None,
-    epsilon: Annotated[float | None, _option(CoRNNConfig, "epsilon")] = None,
-    damping: Annotated[Damping | None, _option(CoRNNConfig, "damping")] = None,
-    optimizer: Annotated[Optimizer | None, _option(TrainConfig, "optimizer")] = None,
-    lr: Annotated[float | None, _option(TrainConfig, "lr")] = None,
-    lr_min: Annotated[float | None, _option(TrainConfig, "lr_min")] = None,
-    momentum: Annotated[float | None, _option(TrainConfig, "momentum")] = None,
-    schedule: Annotated[Schedule | None, _option(TrainConfig, "schedule")] = None,
-    epochs: Annotated[int | None, _option(TrainConfig, "epochs")] = None,
-    batch_size: Annotated[int | None, _option(TrainConfig, "batch_size")] = None,
-    grad_clip: Annotated[float | None, _option(TrainConfig, "grad_clip")] = None,
-    lambda1: Annotated[float | None, _option(TrainConfig, "lambda1")] = None,
-    lambda2: Annotated[float | None, _option(TrainConfig, "lambda2")] = None,
-    beta: Annotated[float | None, _option(TrainConfig, "beta")] = None,
-    horizon_weight: Annotated[float | None, _option(TrainConfig, "horizon_weight")] = None,
-    smoothness: Annotated[float | None, _option(TrainConfig, "smoothness")] = None,
-    prune_every: Annotated[int | None, _option(TrainConfig, "prune_every")] = None,
-    prune_tol: Annotated[float | None, _option(TrainConfig, "prune_tol")] = None,
-    seed: Annotated[int | None, _option(TrainConfig, "seed")] = None,
-    patience: Annotated[int | None, _option(TrainConfig, "patience")] = None,
-    checkpoint_every: Annotated[int | None, _option(TrainConfig, "checkpoint_every")] = None,
-    device: Annotated[Device | None, _option(TrainConfig, "device")] = None,
-    dtype: Annotated[DType | None, _option(TrainConfig, "dtype")] = None,
-    bf16: Annotated[bool | None, _option(TrainConfig, "bf16", "--bf16/--no-bf16")] = None,
-    nproc: Annotated[int | None, _option(TrainConfig, "nproc", min=1)] = None,
     out: Annotated[Path | None, typer.Option("-o", "--out", help="Run directory to write. "
-                                             "\\[default: runs/<arch>]",
+                                             "\\[default: runs/<arch>; with --resume the run "
+                                             "of DATA under runs/]",
                                              rich_help_panel=RUN_PANEL)] = None,
     config: Annotated[Path | None, typer.Option(
         "--config", help="TOML file with \\[model] and \\[train] tables (or one flat table); "
@@ -228,6 +128,8 @@ def fit(
                                           rich_help_panel=RUN_PANEL)] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.",
                                         rich_help_panel=RUN_PANEL)] = False,
+    *,
+    options: GivenOptions,
 ) -> None:
     """Train a surrogate on a dataset and write a run directory (model.pt, config.json, ...).
 
@@ -249,62 +151,20 @@ def fit(
     surrogate fit data/maxwell.h5 --nproc 2 --batch-size 1024 -o runs/ddp
     """
     with user_errors():
-        model_flags = {"arch": arch, "depth": depth, "width": width, "tau": tau,
-                       "tau_init": tau_init, "tau_min": tau_min, "gamma": gamma,
-                       "activation": activation, "time_horizon": time_horizon,
-                       "horizon_mode": horizon_mode, "theta": theta, "solver_tol": solver_tol,
-                       "solver_max_iter": solver_max_iter, "order": order, "cubic": cubic,
-                       "multistep": multistep, "step_lipschitz": step_lipschitz,
-                       "skew_weights": skew_weights, "quadratic_output": quadratic_output,
-                       "inputs": inputs,
-                       "encoder_width": encoder_width, "code_size": code_size}
-        model_flags |= {"hidden": hidden, "dt": dt, "learn_dt": learn_dt, "damping": damping,
-                        "epsilon": epsilon, "readout": readout, "cornn_gamma": cornn_gamma}
-        train_flags = {"optimizer": optimizer, "lr": lr, "lr_min": lr_min, "momentum": momentum,
-                       "schedule": schedule, "epochs": epochs, "batch_size": batch_size,
-                       "seed": seed, "lambda1": lambda1, "lambda2": lambda2, "beta": beta,
-                       "horizon_weight": horizon_weight, "smoothness": smoothness,
-                       "patience": patience,
-                       "checkpoint_every": checkpoint_every, "device": device, "dtype": dtype,
-                       "prune_every": prune_every, "prune_tol": prune_tol,
-                       "grad_clip": grad_clip, "nproc": nproc, "bf16": bf16}
-        model, train = resolve_fit_options(config, model_flags, train_flags)
+        model, train = resolve_fit_options(config, options)
         if not data.is_file():
             from surrogate.core.errors import DataFormatError
 
             raise DataFormatError(f"dataset {data} does not exist" if not data.exists()
                                   else f"dataset {data} is not a file")
-        if resume and model:
-            from surrogate.core.errors import InputError
-
-            raise InputError(f"--resume continues the stored model; drop the model options "
-                             f"({', '.join(sorted(model))})")
-        out = out if out is not None else Path("runs") / str(model.get("arch", "resnet"))
-        from surrogate.training.distributed import launched_world_size, process_group
-
-        world = launched_world_size()
-        if world == 1 and train.get("nproc", 1) > 1:
-            _launch(train["nproc"])
-        reporting = os.environ.get("RANK", "0") == "0"  # of several processes, rank 0 reports
-        from surrogate.training.loop import TrainingInterrupted
-        from surrogate.training.loop import fit as fit_run
-
-        try:
-            with process_group(), progress_display(quiet or not reporting) as on_progress:
-                run = fit_run(data, model, train or None, out, resume=resume,
-                              overwrite=overwrite, on_progress=on_progress)
-        except TrainingInterrupted as stop:
-            processes = f" --nproc {world}" if world > 1 else ""
-            where = (f"checkpoint {stop.checkpoint} (epoch {stop.epoch}); continue with "
-                     f"`surrogate fit {data} -o {out} --resume{processes}`" if stop.checkpoint
-                     else "no checkpoint written yet")
-            raise interrupt_exit(where) from None
-    if not reporting:
+        out = _run_dir(data, out, model, resume)
+        run = _train(data, model, train, out, resume=resume, overwrite=overwrite, quiet=quiet)
+    if run is None:
         return
     if as_json:
         typer.echo(json_text({"path": str(run.path), **run.metrics}), nl=False)
     elif not quiet:
-        _print_fit_summary(run)
+        print_fit_summary(run)
 
 
 def _launch(nproc: int) -> None:
@@ -322,27 +182,6 @@ def _launch(nproc: int) -> None:
         raise fail(result.message)
     state.interrupt_reported = True  # rank 0 has said why it stopped
     raise typer.Exit(code=result.exit_code)
-
-
-def _print_prune_report(report: dict[str, Any]) -> None:
-    from rich.table import Table
-
-    console.print(f"[bold]{report['source']}[/] -> [bold]{report['output']}[/]: pruned at "
-                  f"tol {report['tol']:g}, removed layers {report['removed_layers'] or 'none'}, "
-                  f"depth {report['depth_before']} -> {report['depth_after']}",
-                  highlight=False, soft_wrap=True)
-    table = Table("split", "rel. L² error before", "after", "change")
-    before, after = report["relative_l2_error_before"], report["relative_l2_error_after"]
-    for split, value in before.items():
-        if value is None:
-            continue
-        change = (after[split] - value) / value if value else float("nan")
-        table.add_row(split, f"{value:.4e}", f"{after[split]:.4e}", f"{change:+.2%}")
-    console.print(table)
-    console.print("τ before  " + " ".join(f"{t:.3g}" for t in report["taus_before"]),
-                  highlight=False)
-    console.print("τ after   " + " ".join(f"{t:.3g}" for t in report["taus_after"]),
-                  highlight=False)
 
 
 def prune(
@@ -371,10 +210,10 @@ def prune(
     if as_json:
         typer.echo(json_text(report), nl=False)
     elif not quiet:
-        _print_prune_report(report)
+        print_prune_report(report)
 
 
 def register(app: typer.Typer) -> None:
-    """Attach ``fit`` and ``prune`` to ``app``."""
-    app.command("fit")(fit)
+    """Attach ``fit`` (its options from the registry as it is now) and ``prune`` to ``app``."""
+    app.command("fit")(command_with_options(fit, [model_group(), train_group()]))
     app.command("prune")(prune)

@@ -37,7 +37,7 @@ class FamilyData:
     truth: str
     problem_splits: dict[str, np.ndarray]
     truth_level: int | None = None
-    truth_order: int | None = None  # None: a file from before truth_order (its truth is N0)
+    truth_fem_order: int | None = None  # toolkit naming; None: unrecorded (the truth is N0)
 
     @property
     def n_problems(self) -> int:
@@ -118,9 +118,7 @@ def scan_family(f: h5py.File, attrs: dict[str, Any], n: int, row_splits: dict[st
                             f"'family/splits/{key}' (a family is split by problem)")
     if seen.max(initial=0) > 1:
         problems.append("a problem appears in two splits of 'family/splits'")
-    level, order = attrs.get("truth_level"), attrs.get("truth_order")
-    if order is not None and not (isinstance(order, int | np.integer) and order in (1, 2)):
-        problems.append(f"family attribute 'truth_order' must be 1 or 2, got {order!r}")
+    level, order = attrs.get("truth_level"), _truth_fem_order(attrs, problems)
     return FamilyData(
         name=name, params=params, param_names=param_names, problem_id=pid.astype(np.int64),
         sensor_values=values, sensor_names=value_names,
@@ -129,7 +127,23 @@ def scan_family(f: h5py.File, attrs: dict[str, Any], n: int, row_splits: dict[st
         boundary_normals=arrays["sensors/boundary_normals"], box=arrays["box"], truth=truth,
         problem_splits={k: v.astype(np.int64) for k, v in splits.items()},
         truth_level=int(level) if isinstance(level, int | np.integer) else None,
-        truth_order=int(order) if isinstance(order, int | np.integer) else None)
+        truth_fem_order=order)
+
+
+def _truth_fem_order(attrs, problems: list[str]) -> int | None:
+    """The truth's order in the toolkit's naming: ``truth_fem_order`` (0 = N0, 1 = complete
+    linear), or a file's legacy ``truth_order`` (1 = N0, 2 = complete linear; written before
+    the naming changed), or None (older files: their truth is N0)."""
+    for key, legal, shift in (("truth_fem_order", (0, 1), 0), ("truth_order", (1, 2), 1)):
+        if key in attrs:
+            value = attrs[key]
+            if isinstance(value, bool) or not (isinstance(value, int | np.integer)
+                                               and value in legal):
+                problems.append(f"family attribute {key!r} must be {legal[0]} or {legal[1]}, "
+                                f"got {value!r}")
+                return None
+            return int(value) - shift
+    return None
 
 
 __all__ = ["FamilyData", "scan_family"]

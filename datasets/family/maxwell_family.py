@@ -67,7 +67,7 @@ def problem_rows(recipe: MaxwellFamilyRecipe, index: int, mu: np.ndarray
         from surrogate.fem.families.truth import fem_truth, truth_mesh
 
         solution = fem_truth(problem, family.training_domain, recipe.truth_level,
-                             order=recipe.truth_order)
+                             order=recipe.truth_fem_order)
         points = _points_in_mesh(domain, truth_mesh(family.training_domain,
                                                      recipe.truth_level), recipe.points, rng)
         u = solution.values_at(points)
@@ -120,7 +120,7 @@ def stream_family(recipe: MaxwellFamilyRecipe, executor: Executor | None = None,
                              "truth": "exact" if family.has_exact else "fem"}
     if not family.has_exact:
         attrs["truth_level"] = int(recipe.truth_level)
-        attrs["truth_order"] = int(recipe.truth_order)
+        attrs["truth_fem_order"] = int(recipe.truth_fem_order)
     m, n_problems = recipe.points, recipe.problems
 
     def produce(start: int, block_rows: int, cache: ResultCache) -> Iterator[tuple]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from surrogate.core.errors import InputError
+from surrogate.core.typed_config import setting
 from surrogate.datasets.format import DTYPES
 from surrogate.datasets.recipes import _number
 
@@ -53,19 +54,19 @@ def _check_sizes(recipe: Any) -> None:
 class FitzHughNagumoRecipe:
     """FitzHugh–Nagumo sequences, eq. 5.117: v' = v − v³/3 − w + I_ext, w' = τ(v + a − b w)."""
 
-    n_train: int = 128
-    n_val: int = 128
-    n_test: int = 1024
-    steps: int = 1000
-    t_end: float = 400.0
-    tau: float = 0.02
-    i_ext: float = 0.5
-    a: float = 0.7
-    b: float = 0.8
-    rtol: float = 1e-10
-    atol: float = 1e-10
-    seed: int = 0
-    dtype: str = "float64"
+    n_train: int = setting(128, doc="Training sequences.")
+    n_val: int = setting(128, doc="Validation sequences.")
+    n_test: int = setting(1024, doc="Test sequences.")
+    steps: int = setting(1000, doc="Steps N per sequence: t_n = t_end n/N.")
+    t_end: float = setting(400.0, doc="Final time of the RK45 run.")
+    tau: float = setting(0.02, doc="τ of w' = τ (v + a − b w).")
+    i_ext: float = setting(0.5, doc="External current I_ext of v' = v − v³/3 − w + I_ext.")
+    a: float = setting(0.7, doc="a of w' = τ (v + a − b w).")
+    b: float = setting(0.8, doc="b of w' = τ (v + a − b w).")
+    rtol: float = setting(1e-10, doc="Relative tolerance of RK45.")
+    atol: float = setting(1e-10, doc="Absolute tolerance of RK45.")
+    seed: int = setting(0, doc="Random seed.")
+    dtype: str = setting("float64", doc="Stored float type.", choices=DTYPES)
 
     def __post_init__(self) -> None:
         _check_sizes(self)
@@ -98,12 +99,13 @@ class FitzHughNagumoRecipe:
 class AddingRecipe:
     """Adding problem (§5.3): T steps of (value ~ U[0, 1), marker), target = sum of 2 marked."""
 
-    length: int = 2000
-    n_train: int = 8000
-    n_val: int = 1000
-    n_test: int = 1000
-    seed: int = 0
-    dtype: str = "float64"
+    length: int = setting(2000, doc="Sequence length T (the paper: 2000, 5000, 10000).",
+                          short="-T")
+    n_train: int = setting(8000, doc="Training sequences.")
+    n_val: int = setting(1000, doc="Validation sequences.")
+    n_test: int = setting(1000, doc="Test sequences.")
+    seed: int = setting(0, doc="Random seed.")
+    dtype: str = setting("float64", doc="Stored float type.", choices=DTYPES)
 
     def __post_init__(self) -> None:
         _check_sizes(self)

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
+from surrogate.core.typed_config import setting
 from surrogate.datasets.format import DTYPES
 from surrogate.datasets.generator_output import GeneratedData, ProgressCallback
 from surrogate.datasets.sequence.source_signals import SIGNAL_FAMILIES, check_range, draw_signal
@@ -101,26 +102,37 @@ def parse_points(name: str, value: Any) -> tuple[tuple[float, float, float], ...
 class MaxwellTDRecipe:
     """Sequences of the time-domain Maxwell cavity problem (see the module docstring)."""
 
-    domain: str = "cube"
-    level: int = 3
-    n: int = 512
-    steps: int = 200
-    dt: float = 0.05
-    probes: int = 8
-    probe_points: tuple[tuple[float, float, float], ...] | None = None
-    eps: tuple[float, float] = (1.0, 2.0)
-    mu: tuple[float, float] = (1.0, 2.0)
-    sigma: tuple[float, float] = (0.0, 0.3)
-    n_materials: int = 8
-    signal: str = "pulse"
-    frequency: tuple[float, float] = (0.25, 1.0)
-    width: tuple[float, float] = (0.3, 0.8)
-    delay: tuple[float, float] = (1.5, 4.0)
-    source_centre: tuple[float, float, float] | None = None
-    source_width: float = 0.1
-    split: tuple[float, float, float] = (0.8, 0.1, 0.1)
-    seed: int = 0
-    dtype: str = "float64"
+    domain: str = setting("cube", doc="Cavity (cube, cylinder, ...), perfectly conducting "
+                          "walls.")
+    level: int = setting(3, doc="Mesh level (N0 elements; cube level 3: 3072 tets).")
+    n: int = setting(512, doc="Number of sequences.", flag="n-samples", short="-n")
+    steps: int = setting(200, doc="Newmark steps; sequences have steps + 1 entries (t = 0 "
+                         "included).")
+    dt: float = setting(0.05, doc="Time step Δt.")
+    probes: int = setting(8, doc="Number of probe points (deterministic Halton points inside "
+                          "the cavity).")
+    probe_points: tuple[tuple[float, float, float], ...] | None = setting(
+        None, doc="Explicit probes 'x,y,z;x,y,z;...' (overrides --probes).")
+    eps: tuple[float, float] = setting((1.0, 2.0), doc="Permittivity range 'low,high' (one "
+                                       "number: fixed).")
+    mu: tuple[float, float] = setting((1.0, 2.0), doc="Permeability range 'low,high'.")
+    sigma: tuple[float, float] = setting((0.0, 0.3), doc="Conductivity range 'low,high'.")
+    n_materials: int = setting(8, doc="Distinct (ε, μ, σ) drawn; sample i uses material i mod "
+                               "this. Each costs one factorisation and one FEM run; = n gives "
+                               "every sample its own.")
+    signal: str = setting("pulse", doc="Source signal family s(t).", choices=SIGNAL_FAMILIES)
+    frequency: tuple[float, float] = setting((0.25, 1.0), doc="Frequency range 'low,high' "
+                                             "(pulse centre / band).")
+    width: tuple[float, float] = setting((0.3, 0.8), doc="Pulse width range (Gaussian std in "
+                                         "time).")
+    delay: tuple[float, float] = setting((1.5, 4.0), doc="Pulse centre-time range.")
+    source_centre: tuple[float, float, float] | None = setting(
+        None, doc="Dipole centre 'x,y,z'.", shown="centre of the domain's box")
+    source_width: float = setting(0.1, doc="Dipole width (std of the Gaussian J₀).")
+    split: tuple[float, float, float] = setting((0.8, 0.1, 0.1),
+                                                doc="train,val,test fractions.")
+    seed: int = setting(0, doc="Random seed.")
+    dtype: str = setting("float64", doc="Stored float type.", choices=DTYPES)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__

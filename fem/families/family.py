@@ -4,12 +4,48 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from surrogate.core.errors import InputError
 
 SAMPLERS = ("sobol", "lhs")
+
+
+@runtime_checkable
+class FamilyProblem(Protocol):
+    """A member μ of a family, as evaluation reads it (directly and through the FEM solves,
+    the FEM truth, the sensors and the network inputs it calls).
+
+    ``params``: μ (p,); ``phi``, ``f``, ``u``, ``curl_u``: (N,) / (N, 3) at points (N, 3);
+    ``tangential_data``: u × n at boundary points with normals; ``inputs``: the pointwise
+    network inputs [x, f(x), φ(x)]. A member without a closed form raises in ``u`` and
+    ``curl_u`` (its family's ``has_exact`` is False).
+    """
+
+    name: str
+    params: np.ndarray
+
+    def phi(self, points: np.ndarray) -> np.ndarray: ...
+
+    def f(self, points: np.ndarray) -> np.ndarray: ...
+
+    def u(self, points: np.ndarray) -> np.ndarray: ...
+
+    def curl_u(self, points: np.ndarray) -> np.ndarray: ...
+
+    def tangential_data(self, points: np.ndarray, normals: np.ndarray) -> np.ndarray: ...
+
+    def inputs(self, points: np.ndarray) -> np.ndarray: ...
+
+
+@runtime_checkable
+class SphericalInterface(Protocol):
+    """A member whose material jumps across the sphere |x − centre| = radius."""
+
+    centre: np.ndarray
+    radius: float
 
 
 def check_box(box: np.ndarray, names: tuple[str, ...]) -> np.ndarray:
@@ -56,7 +92,7 @@ class Family:
     param_names: tuple[str, ...]
     box: np.ndarray = field(repr=False)
     has_exact: bool
-    make: Callable[[np.ndarray], object] = field(repr=False)
+    make: Callable[[np.ndarray], FamilyProblem] = field(repr=False)
     training_domain: str = "cylinder"
 
     def __post_init__(self) -> None:
@@ -73,7 +109,7 @@ class Family:
             u = qmc_unit(int(n), len(self.param_names), int(seed), method)
         return b[:, 0] + u * (b[:, 1] - b[:, 0])
 
-    def problem(self, mu: np.ndarray):
+    def problem(self, mu: np.ndarray) -> FamilyProblem:
         """The member problem of parameters ``mu`` (p,)."""
         mu = np.asarray(mu, dtype=np.float64)
         if mu.shape != (len(self.param_names),) or not np.all(np.isfinite(mu)):
@@ -87,4 +123,5 @@ def azimuthal(x: np.ndarray, centre_x: float = 0.0, centre_y: float = 0.0) -> np
     return np.column_stack([-(x[:, 1] - centre_y), x[:, 0] - centre_x, np.zeros(len(x))])
 
 
-__all__ = ["Family", "SAMPLERS", "check_box", "widened", "qmc_unit", "azimuthal"]
+__all__ = ["Family", "FamilyProblem", "SAMPLERS", "SphericalInterface", "check_box", "widened",
+           "qmc_unit", "azimuthal"]

@@ -1,18 +1,20 @@
-"""Order-2 (complete-linear, hierarchical) Nédélec approximations: best approximation and solve.
+"""Order 1 of the skfem backend: the complete-linear space (hierarchical over N0), best
+approximation and mixed solve.
 
-The same two formulations as the N0 code (:mod:`surrogate.fem.hcurl.n0`), in the space of
+The same two formulations and forms (:mod:`surrogate.fem.hcurl.forms`) as N0
+(:mod:`surrogate.fem.hcurl.n0`), in the space of
 :class:`~surrogate.fem.hcurl.complete_linear_element.ElementTetN2`:
 
 ``best_approximation2``: (curl u_h, curl v) + (u_h, v) = (curl u, curl v) + (u, v) for all v.
 ``solve_maxwell2``: the mixed (Kikuchi) form of curl(φ curl u) = f, div u = 0: find
 (u_h, p_h) in N2 × P2 with (φ curl u_h, curl v) + (v, ∇p_h) = (f, v), (u_h, ∇q) = 0,
-u_h × n = the order-2 interpolant (:func:`edge_interpolant2`) of the exact u on ∂Ω, p_h = 0 on
+u_h × n = the order-1 interpolant (:func:`edge_interpolant2`) of the exact u on ∂Ω, p_h = 0 on
 ∂Ω. ∇P2 ⊂ N2 (exact sequence), so the multiplier is P2 Lagrange.
 
 Matrices use a degree-2 rule (exact: φ is quadratic, curls constant, u·v and u·∇q quadratic),
 right-hand sides a degree-4 rule. ``solver``: "direct" (SuperLU), "iterative" (CG with the
 preconditioners of :mod:`surrogate.fem.hcurl.complete_linear_iterative`), "auto" = iterative from
-``ITERATIVE_LIMIT`` order-2 DOFs on, direct below.
+``ITERATIVE_LIMIT`` complete-linear DOFs on, direct below.
 
 The mixed solve ("direct" and "iterative"; :mod:`surrogate.fem.hcurl.saddle_split`) does not factor
 the saddle-point matrix (SuperLU's fill makes that 10-50× slower): with G₂ the exact P2 → N2
@@ -31,69 +33,36 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from skfem import Basis, BilinearForm, ElementTetP2, LinearForm, MeshTet
-from skfem.helpers import curl, dot, grad
+from skfem import Basis, ElementTetP2, MeshTet
 
 from surrogate.core.errors import InputError, SolverError
+from surrogate.fem.hcurl import forms
 from surrogate.fem.hcurl.complete_linear_element import (
     ElementTetN2,
     edge_dof_indices,
     edge_interpolant2,
 )
+from surrogate.fem.hcurl.errors import error_intorder
 from surrogate.fem.hcurl.saddle_split import ITERATIVE_LIMIT, saddle_split
+from surrogate.fem.hcurl.skfem_solution import SkfemSolution
 from surrogate.fem.hcurl.solvers import SolveInfo
 from surrogate.fem.mesh_quality import check_mesh
 
 ASSEMBLY_INTORDER = 2  # exact for every matrix here (φ quadratic, fields linear)
 RHS_INTORDER = 4  # right-hand sides of non-polynomial data
-ERROR_INTORDER = 6  # errors: the quadrature error stays far below the O(h²) L² error
+ORDER = 1  # the toolkit's order of the complete-linear space
+ERROR_INTORDER = error_intorder(ORDER)  # 6: far below the O(h²) L² error
 RESIDUAL_LIMIT = 1e-6  # largest relative residual accepted from the LU solve
 SOLVERS = ("auto", "direct", "iterative", "monolithic")
 
 
-@dataclass
-class Nedelec2Solution:
-    """An order-2 field u_h = Σ dofs_i φ_i on ``mesh`` and how it was computed.
-
-    ``timings``: "assembly" (bases included), "solve" (seconds); ``method``: "best"|"solve";
-    ``order`` is 2 (so a caller can tell it from an N0 ``NedelecSolution``).
-    """
-
-    mesh: MeshTet = field(repr=False)
-    basis: Basis = field(repr=False)
-    dofs: np.ndarray = field(repr=False)
-    method: str
-    timings: dict[str, float] = field(default_factory=dict)
-    solve_info: SolveInfo | None = None
-    order: int = 2
-
-    def values_at(self, points: np.ndarray, outside: str = "error") -> np.ndarray:
-        """u_h at arbitrary points (N, 3) -> (N, 3) (point location in the mesh)."""
-        from surrogate.fem.hcurl.complete_linear_eval import evaluate_n2
-
-        return evaluate_n2(self.basis, self.dofs, points, outside=outside)
-
-    def curl_at(self, points: np.ndarray, outside: str = "error") -> np.ndarray:
-        """curl u_h at arbitrary points (N, 3) -> (N, 3)."""
-        from surrogate.fem.hcurl.complete_linear_eval import evaluate_n2_curl
-
-        return evaluate_n2_curl(self.basis, self.dofs, points, outside=outside)
-
-    def values_at_quadrature(self, intorder: int) -> np.ndarray:
-        """u_h (M, 3) at the points of ``quadrature_rule(mesh, intorder)``, in their order."""
-        from surrogate.fem.hcurl.complete_linear_eval import fields_at_quadrature
-
-        return np.concatenate([value for value, _ in fields_at_quadrature(self, intorder)])
-
-    @property
-    def ndofs(self) -> int:
-        """Number of order-2 degrees of freedom (= 2 × edges of the mesh)."""
-        return int(self.basis.N)
+Nedelec2Solution = SkfemSolution
+"""A complete-linear field (``order`` 1); the name of earlier releases."""
 
 
 @dataclass
@@ -112,9 +81,9 @@ def assemble_best2(mesh: MeshTet, problem, *, rhs_intorder: int = RHS_INTORDER
                    ) -> tuple[sp.csr_matrix, np.ndarray, Basis]:
     """(A, b, basis) of the H(curl) best approximation: A = curl–curl + mass, b from exact u."""
     basis, rhs_basis = _n2_bases(mesh, rhs_intorder)
-    A = sp.csr_matrix(_curlcurl_mass.assemble(basis))
-    b = _exact_rhs.assemble(rhs_basis, uex=_at_qp(problem.u, rhs_basis),
-                            cex=_at_qp(problem.curl_u, rhs_basis))
+    A = sp.csr_matrix(forms.curlcurl_mass.assemble(basis))
+    b = forms.exact_rhs.assemble(rhs_basis, uex=forms.at_quadrature_points(problem.u, rhs_basis),
+                            cex=forms.at_quadrature_points(problem.curl_u, rhs_basis))
     return A, b, basis
 
 
@@ -124,18 +93,19 @@ def assemble_mixed2(mesh: MeshTet, problem, multiplier=None, *,
     ``multiplier=False`` assembles the N2 mass matrix M instead of B and no multiplier basis
     (B = G₂ᵀ M for P2, what the split solve uses)."""
     bu, rhs_basis = _n2_bases(mesh, rhs_intorder)
-    A = sp.csr_matrix(_phi_curlcurl.assemble(bu, phi=_at_qp(problem.phi, bu)))
-    f_u = _source.assemble(rhs_basis, f=_at_qp(problem.f, rhs_basis))
+    phi = forms.at_quadrature_points(problem.phi, bu)
+    A = sp.csr_matrix(forms.phi_curlcurl.assemble(bu, phi=phi))
+    f_u = forms.source.assemble(rhs_basis, f=forms.at_quadrature_points(problem.f, rhs_basis))
     if multiplier is False:
-        return MixedSystem2(A, None, f_u, bu, None, sp.csr_matrix(_mass.assemble(bu)))
+        return MixedSystem2(A, None, f_u, bu, None, sp.csr_matrix(forms.mass.assemble(bu)))
     bp = Basis(mesh, ElementTetP2() if multiplier is None else multiplier,
                intorder=ASSEMBLY_INTORDER)
-    return MixedSystem2(A, sp.csr_matrix(_coupling.assemble(bu, bp)), f_u, bu, bp)
+    return MixedSystem2(A, sp.csr_matrix(forms.coupling.assemble(bu, bp)), f_u, bu, bp)
 
 
 def best_approximation2(mesh: MeshTet, problem, *, solver: str = "auto",
-                        rtol: float = 1e-10) -> Nedelec2Solution:
-    """H(curl) best approximation of ``problem.u`` in the order-2 space (module docstring).
+                        rtol: float = 1e-10) -> SkfemSolution:
+    """H(curl) best approximation of ``problem.u`` in the complete-linear space (module docstring).
 
     InputError for a problem without exact solution, a bad mesh or solver name; SolverError
     when the factorisation is singular or inaccurate.
@@ -152,12 +122,12 @@ def best_approximation2(mesh: MeshTet, problem, *, solver: str = "auto",
     else:
         dofs, info = spd_direct(A, b)
     t2 = time.perf_counter()
-    return Nedelec2Solution(mesh, basis, dofs, "best",
-                            {"assembly": t1 - t0, "solve": t2 - t1}, info)
+    return SkfemSolution(mesh, basis, dofs, "best", {"assembly": t1 - t0, "solve": t2 - t1},
+                         info, ORDER)
 
 
 def solve_maxwell2(mesh: MeshTet, problem, *, solver: str = "auto",
-                   rtol: float = 1e-10) -> Nedelec2Solution:
+                   rtol: float = 1e-10) -> SkfemSolution:
     """Mixed N2 × P2 solve of curl(φ curl u) = f, div u = 0, u × n from the exact u.
 
     ``timings["assembly"]`` includes the bases (skfem evaluates them when built) and the
@@ -181,14 +151,14 @@ def solve_maxwell2(mesh: MeshTet, problem, *, solver: str = "auto",
         u, _, info = saddle_split(mesh, system.A, system.M, system.f_u, x0_u, rtol=rtol,
                                   iterative=_iterative(solver, system.basis_u.N))
     t2 = time.perf_counter()
-    return Nedelec2Solution(mesh, system.basis_u, u, "solve",
-                            {"assembly": t1 - t0, "solve": t2 - t1}, info)
+    return SkfemSolution(mesh, system.basis_u, u, "solve",
+                         {"assembly": t1 - t0, "solve": t2 - t1}, info, ORDER)
 
 
 def spd_direct(A: sp.spmatrix, b: np.ndarray) -> tuple[np.ndarray, SolveInfo]:
     """Solve the (SPD) system A x = b by sparse LU; SolveInfo("direct", 1, residual, ...)."""
     start = time.perf_counter()
-    x, res = _lu_solve(sp.csr_matrix(A), np.asarray(b, dtype=float), "order-2 H(curl) system")
+    x, res = _lu_solve(sp.csr_matrix(A), np.asarray(b, dtype=float), "order-1 H(curl) system")
     return x, SolveInfo("direct", 1, res, time.perf_counter() - start, len(b))
 
 
@@ -206,7 +176,7 @@ def saddle_direct(A: sp.spmatrix, B: sp.spmatrix, f_u: np.ndarray, x0_u: np.ndar
                           -(Bf @ x0_u) + Bf[:, free_u] @ x0_u[free_u]])
     K = sp.bmat([[A[free_u][:, free_u], Bf[:, free_u].T], [Bf[:, free_u], None]], format="csr")
     start = time.perf_counter()
-    x, res = _lu_solve(K, rhs, "order-2 saddle-point system")
+    x, res = _lu_solve(K, rhs, "complete-linear saddle-point system")
     seconds = time.perf_counter() - start
     u, p = x0_u.copy(), np.zeros(npp)
     u[free_u], p[free_p] = x[:len(free_u)], x[len(free_u):]
@@ -235,7 +205,7 @@ def _lu_solve(K: sp.csr_matrix, rhs: np.ndarray, name: str) -> tuple[np.ndarray,
 
 
 def _n2_bases(mesh: MeshTet, rhs_intorder: int) -> tuple[Basis, Basis]:
-    """The order-2 basis for the matrices and one with a finer rule for right-hand sides."""
+    """The complete-linear basis for the matrices and one with a finer rule for right-hand sides."""
     basis = Basis(mesh, ElementTetN2(), intorder=ASSEMBLY_INTORDER)
     if rhs_intorder == ASSEMBLY_INTORDER:
         return basis, basis
@@ -245,53 +215,12 @@ def _n2_bases(mesh: MeshTet, rhs_intorder: int) -> tuple[Basis, Basis]:
 
 
 def _iterative(solver: str, ndofs: int) -> bool:
-    """Whether ``solver`` means an iterative solve for a system of ``ndofs`` order-2 DOFs."""
+    """Whether ``solver`` means an iterative solve for a system of ``ndofs`` order-1 DOFs."""
     return solver == "iterative" or (solver == "auto" and ndofs >= ITERATIVE_LIMIT)
 
 
 def _check(problem, solver: str) -> None:
     if solver not in SOLVERS:
-        raise InputError(f"unknown solver {solver!r} for order 2; choose one of: "
+        raise InputError(f"unknown solver {solver!r} for order 1 (complete linear); choose one of: "
                          f"{', '.join(SOLVERS)}")
-    if not getattr(problem, "has_exact", False):
-        raise InputError(f"problem {getattr(problem, 'name', problem)!r} has no exact solution "
-                         "for the boundary data / best approximation")
-
-
-def _at_qp(fn, basis: Basis) -> np.ndarray:
-    """A point function on the basis' quadrature points: (3, nel, nqp) or (nel, nqp)."""
-    x = np.asarray(basis.global_coordinates())  # (3, nel, nqp)
-    values = np.asarray(fn(x.reshape(3, -1).T))
-    if values.ndim == 1:
-        return values.reshape(x.shape[1:])
-    return np.ascontiguousarray(values.T).reshape(x.shape)
-
-
-@BilinearForm
-def _curlcurl_mass(u, v, w):
-    return dot(curl(u), curl(v)) + dot(u, v)
-
-
-@BilinearForm
-def _phi_curlcurl(u, v, w):
-    return w.phi * dot(curl(u), curl(v))
-
-
-@BilinearForm
-def _mass(u, v, w):
-    return dot(u, v)
-
-
-@BilinearForm
-def _coupling(u, q, w):
-    return dot(u, grad(q))
-
-
-@LinearForm
-def _exact_rhs(v, w):
-    return dot(w.cex, curl(v)) + dot(w.uex, v)
-
-
-@LinearForm
-def _source(v, w):
-    return dot(w.f, v)
+    forms.require_exact(problem)

@@ -112,24 +112,24 @@ def edge_interpolant2(mesh: MeshTet, fn, edges: np.ndarray | None = None) -> np.
 
 
 def n0_only_error(basis, dofs: np.ndarray, where: str) -> InputError | None:
-    """The one-line InputError for an order-2 field (basis or DOF vector) handed to the N0-only
+    """The one-line InputError for an order-1 field (basis or DOF vector) handed to the N0-only
     path ``where``; None when the field looks like an N0 field."""
     n_edges = basis.mesh.edges.shape[1]
     size = np.asarray(dofs).size
     if isinstance(getattr(basis, "elem", None), ElementTetN2) or size == 2 * n_edges:
         return InputError(f"{where} takes lowest-order (N0, 1 DOF per edge) fields, got an "
-                          f"order-2 field ({size} DOFs = 2 per edge on {n_edges} edges); "
+                          f"complete-linear field ({size} DOFs = 2 per edge on {n_edges} edges); "
                           "evaluate it with its ElementTetN2 basis "
                           "(complete_linear_eval.evaluate_n2)")
     return None
 
 
 def p2_gradient(mesh: MeshTet) -> sp.csr_matrix:
-    """G₂ (2 n_edges, n_nodes + n_edges): order-2 DOFs of ∇q for Lagrange P2 q (exact).
+    """G₂ (2 n_edges, n_nodes + n_edges): complete-linear DOFs of ∇q for Lagrange P2 q (exact).
 
     Columns follow skfem's ``ElementTetP2`` numbering (nodes, then edge midpoints in the order
     of mesh.edges). For q with values q_a, q_b at the ends of edge e and q_m at its midpoint:
-    ℓ_e(∇q) = q_b − q_a and m_e(∇q) = 4 q_m − 2 q_a − 2 q_b (∇P2 ⊂ the order-2 space).
+    ℓ_e(∇q) = q_b − q_a and m_e(∇q) = 4 q_m − 2 q_a − 2 q_b (∇P2 ⊂ the complete-linear space).
     """
     a, b = mesh.edges
     ne, nv = mesh.edges.shape[1], mesh.p.shape[1]

@@ -1,7 +1,7 @@
-"""Iterative solvers for order-2 Nédélec systems: CG + AMG for P2 Laplacians, and CG with an
-auxiliary-space preconditioner for the order-2 curl–curl + mass system.
+"""Iterative solvers for complete-linear Nédélec systems: CG + AMG for P2 Laplacians, and CG with an
+auxiliary-space preconditioner for the complete-linear curl–curl + mass system.
 
-For the SPD system A = (curl u, curl v) + (u, v) in the hierarchical order-2 space the
+For the SPD system A = (curl u, curl v) + (u, v) in the hierarchical complete-linear space the
 preconditioner is additive (Hiptmair–Xu 2007, with the p-version lowest-order space):
 
     B = S + E_w B_HX E_wᵀ + G₂ AMG(G₂ᵀ A G₂) G₂ᵀ,
@@ -54,7 +54,7 @@ class AmgCg:
 
 
 def n2_preconditioner(A: sp.spmatrix, mesh) -> spla.LinearOperator:
-    """B ≈ A⁻¹ for the order-2 curl–curl + mass matrix A on all DOFs (module docstring)."""
+    """B ≈ A⁻¹ for the complete-linear curl–curl + mass matrix A on all DOFs (module docstring)."""
     from pyamg.relaxation.relaxation import gauss_seidel
 
     A = sp.csr_matrix(A, dtype=float)
@@ -78,12 +78,12 @@ def n2_preconditioner(A: sp.spmatrix, mesh) -> spla.LinearOperator:
 
 def spd_iterative(A: sp.spmatrix, b: np.ndarray, mesh, *, rtol: float = 1e-10,
                   maxiter: int = 500) -> tuple[np.ndarray, SolveInfo]:
-    """Solve the order-2 curl–curl + mass system A x = b (no fixed DOFs) by preconditioned CG;
+    """Solve the order-1 curl–curl + mass system A x = b (no fixed DOFs) by preconditioned CG;
     SolverError when the relative residual does not reach ``rtol``."""
     start = time.perf_counter()
     A, b = sp.csr_matrix(A), np.asarray(b, dtype=float)
     if not (np.isfinite(A.data).all() and np.isfinite(b).all()):
-        raise SolverError(f"the {len(b)}-unknown order-2 H(curl) system has non-finite entries")
+        raise SolverError(f"the {len(b)}-unknown order-1 H(curl) system has non-finite entries")
     count = [0]
 
     def tick(_):
@@ -94,7 +94,7 @@ def spd_iterative(A: sp.spmatrix, b: np.ndarray, mesh, *, rtol: float = 1e-10,
     nb = max(np.linalg.norm(b), 1e-300)
     res = float(np.linalg.norm(b - A @ x) / nb)
     if not res <= 10 * rtol:
-        raise SolverError(f"CG on the {len(b)}-unknown order-2 H(curl) system did not converge "
+        raise SolverError(f"CG on the {len(b)}-unknown order-1 H(curl) system did not converge "
                           f"in {count[0]} iterations: relative residual {res:.3e}")
     return x, SolveInfo("cg-hx2", count[0], res, time.perf_counter() - start, len(b))
 

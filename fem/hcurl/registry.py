@@ -1,75 +1,235 @@
-"""FEM baselines by polynomial order: order 1 = N0 (the τ-learning paper's), order 2 = the
-complete-linear hierarchical space
-(:class:`~surrogate.fem.hcurl.complete_linear_element.ElementTetN2`).
+"""The registry of FEM methods: (backend, order) -> mixed solve, best approximation, errors,
+point evaluation. Every caller that compares against finite elements goes through it; nothing
+outside fem/hcurl/ branches on the backend or the order.
 
-One entry point for everything that compares against finite elements (convergence studies,
-evaluation, benchmarks), so that no caller branches on the order itself.
+One naming of orders for the whole toolkit, NGSolve's ``order`` (:data:`ORDER_NAMES`):
+
+| order | NGSolve `order` | Nédélec space (kind, degree)   | name               | L², curl rate |
+|-------|-----------------|--------------------------------|--------------------|---------------|
+| 0     | 0               | first kind, degree 1 (Whitney) | N0, lowest order   | 1, 1          |
+| 1     | 1               | second kind, degree 1          | complete linear    | 2, 1          |
+| 2     | 2               | second kind, degree 2          | complete quadratic | 3, 2          |
+| 3     | 3               | second kind, degree 3          | complete cubic     | 4, 3          |
+| 4     | 4               | second kind, degree 4          | complete quartic   | 5, 4          |
+
+Backends: ``skfem`` (ours: orders 0 and 1, best approximation and mixed solve) and ``ngsolve``
+(the optional extra ``[ngsolve]``: orders 0–4, mixed solve with static condensation). Releases
+before this naming called N0 "order 1" and the complete-linear space "order 2"
+(:func:`order_from_legacy`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from importlib import import_module
+from typing import Any, NamedTuple
 
 from surrogate.core.errors import InputError
 
-FEM_ORDERS = (1, 2)
 METHODS = ("best", "solve")
 
 
-def check_order(order: Any) -> int:
-    """``order`` as an int in :data:`FEM_ORDERS`; InputError naming the choices otherwise."""
+class OrderName(NamedTuple):
+    """One row of the naming table."""
+
+    order: int
+    ngsolve_order: int
+    nedelec: str
+    name: str
+    l2_rate: int
+    curl_rate: int
+
+
+ORDER_NAMES = (
+    OrderName(0, 0, "first kind, degree 1 (Whitney)", "N0", 1, 1),
+    OrderName(1, 1, "second kind, degree 1", "complete linear", 2, 1),
+    OrderName(2, 2, "second kind, degree 2", "complete quadratic", 3, 2),
+    OrderName(3, 3, "second kind, degree 3", "complete cubic", 4, 3),
+    OrderName(4, 4, "second kind, degree 4", "complete quartic", 5, 4),
+)
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A FEM backend: its orders, the modules it needs, what it offers per order."""
+
+    name: str
+    orders: tuple[int, ...]
+    requires: tuple[str, ...]
+    methods: tuple[str, ...]
+    solvers: tuple[str, ...]
+    extra: str = ""
+
+
+BACKENDS = {
+    "skfem": Backend("skfem", (0, 1), (), ("best", "solve"), ("auto", "direct", "iterative")),
+    "ngsolve": Backend("ngsolve", (0, 1, 2, 3, 4), ("ngsolve", "netgen"), ("solve",),
+                       ("auto", "direct", "iterative"), "ngsolve"),
+}
+FEM_BACKENDS = tuple(BACKENDS)
+FEM_ORDERS = tuple(row.order for row in ORDER_NAMES)
+_SKFEM = {0: ("surrogate.fem.hcurl.n0", "best_approximation", "solve_maxwell"),
+          1: ("surrogate.fem.hcurl.complete_linear", "best_approximation2", "solve_maxwell2")}
+
+
+@dataclass(frozen=True)
+class FemMethod:
+    """One (backend, order): ``run(mesh, problem, method=..., solver=..., rtol=..., threads=...)``
+    returns a solution with ``order``, ``backend``, ``ndofs``, ``timings``, ``solve_info``,
+    ``values_at``, ``curl_at``, ``fields_at_quadrature`` and ``values_at_quadrature``."""
+
+    backend: str
+    order: int
+
+    @property
+    def label(self) -> str:
+        """E.g. "skfem order 1 (complete linear)"."""
+        return f"{self.backend} order {self.order} ({order_name(self.order)})"
+
+    def run(self, mesh, problem, *, method: str = "solve", solver: str = "auto",
+            rtol: float = 1e-10, threads: int = 1):
+        """The best approximation ("best") or the mixed solve ("solve", eq. 7.1)."""
+        backend = BACKENDS[self.backend]
+        if method not in METHODS:
+            raise InputError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
+        if method not in backend.methods:
+            raise InputError(f"the {self.backend} backend offers only the mixed solve "
+                             "(--method solve)")
+        if solver not in backend.solvers:
+            raise InputError(f"unknown solver {solver!r} for the {self.backend} backend; "
+                             f"choose one of: {', '.join(backend.solvers)}")
+        return self._function(method)(mesh, problem, solver=solver, rtol=rtol,
+                                       **({"threads": threads} if backend.extra else {}))
+
+    def _function(self, method: str) -> Callable[..., Any]:
+        if self.backend == "skfem":
+            module, best, solve = _SKFEM[self.order]
+            return getattr(import_module(module), best if method == "best" else solve)
+        from surrogate.fem.hcurl.ngsolve_backend import solve_maxwell_ngsolve
+
+        return partial(solve_maxwell_ngsolve, order=self.order)
+
+
+def order_name(order: int) -> str:
+    """"N0", "complete linear", ... for a toolkit order."""
+    return ORDER_NAMES[int(order)].name
+
+
+def backend_installed(name: str) -> bool:
+    """Whether the modules ``name`` needs can be imported (without importing them)."""
+    return all(_find_spec(module) is not None for module in BACKENDS[name].requires)
+
+
+def installed_backends() -> tuple[str, ...]:
+    """The backends usable here, skfem first."""
+    return tuple(name for name in FEM_BACKENDS if backend_installed(name))
+
+
+def check_backend(name: Any) -> str:
+    """``name`` as a usable backend; InputError for an unknown or a missing one (one line
+    naming the extra to install)."""
+    if name not in BACKENDS:
+        raise InputError(f"unknown FEM backend {name!r}; choose one of: "
+                         f"{', '.join(FEM_BACKENDS)}")
+    if not backend_installed(name):
+        extra = BACKENDS[name].extra
+        raise InputError(f"the {name} FEM backend needs {name}, which is not installed: "
+                         f"pip install 'surrogate[{extra}]'")
+    return str(name)
+
+
+def parse_backends(text: str | None) -> tuple[str, ...]:
+    """``"skfem,ngsolve"`` -> the backends, each checked; None or "all" -> every installed."""
+    if text is None or str(text).strip() in ("", "all"):
+        return installed_backends()
+    parts = [part.strip() for part in str(text).split(",")]
+    return tuple(dict.fromkeys(check_backend(part) for part in parts))
+
+
+def check_order(order: Any, backend: str = "skfem") -> int:
+    """``order`` as an int the backend offers; InputError naming the choices otherwise."""
+    orders = BACKENDS[backend].orders if backend in BACKENDS else FEM_ORDERS
     try:
         value = int(order)
     except (TypeError, ValueError):
         value = None
-    if value not in FEM_ORDERS or str(order).strip() != str(value):
-        raise InputError(f"unknown FEM order {order!r}; choose one of: "
-                         f"{', '.join(map(str, FEM_ORDERS))} (1 = N0, 2 = complete linear)")
+    if isinstance(order, bool) or value not in orders or str(order).strip() != str(value):
+        names = ", ".join(f"{k} = {order_name(k)}" for k in orders)
+        raise InputError(f"unknown FEM order {order!r} for the {backend} backend; choose "
+                         f"one of: {names}")
     return value
 
 
-def parse_orders(text: str) -> tuple[int, ...]:
-    """``"1,2"`` -> (1, 2): distinct orders, increasing; InputError on anything else."""
+def parse_orders(text: str, backend: str = "skfem") -> tuple[int, ...]:
+    """``"0,1"`` -> (0, 1): distinct orders, increasing; InputError on anything else."""
     parts = [part.strip() for part in str(text).split(",")]
     if not parts or any(not part for part in parts):
-        raise InputError(f"FEM orders {text!r}: expected a comma-separated list such as '1,2'")
-    return tuple(sorted({check_order(part) for part in parts}))
+        raise InputError(f"FEM orders {text!r}: expected a comma-separated list such as '0,1'")
+    return tuple(sorted({check_order(part, backend) for part in parts}))
 
 
-def fem_approximation(mesh, problem, *, order: int = 1, method: str = "best",
-                      solver: str = "auto", rtol: float = 1e-10):
-    """H(curl) best approximation ("best") or mixed Maxwell solve ("solve", eq. 7.1) of
-    ``problem`` on ``mesh`` in the space of ``order``; the solution has ``.order``."""
-    order = check_order(order)
-    if method not in METHODS:
-        raise InputError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
-    if order == 1:
-        from surrogate.fem.hcurl import n0
-
-        fun = n0.best_approximation if method == "best" else n0.solve_maxwell
-    else:
-        from surrogate.fem.hcurl import complete_linear
-
-        fun = (complete_linear.best_approximation2 if method == "best"
-               else complete_linear.solve_maxwell2)
-    return fun(mesh, problem, solver=solver, rtol=rtol)
+def order_from_legacy(old: int) -> int:
+    """The order of a file or run written before this naming (1 = N0, 2 = complete linear)."""
+    if old not in (1, 2):
+        raise InputError(f"a legacy FEM order is 1 (N0) or 2 (complete linear), got {old!r}")
+    return int(old) - 1
 
 
-def solution_order(solution) -> int:
-    """1 for an N0 solution, 2 for an order-2 one."""
-    return int(getattr(solution, "order", 1))
+def fem_method(backend: str = "skfem", order: int = 0) -> FemMethod:
+    """The method of ``(backend, order)``; InputError for an unknown or missing backend or an
+    order it does not offer."""
+    backend = check_backend(backend)
+    return FemMethod(backend, check_order(order, backend))
+
+
+def fem_methods(backends: tuple[str, ...] | None = None,
+                orders: tuple[int, ...] | None = None) -> list[FemMethod]:
+    """Every (backend, order) of ``backends`` (default: all installed), optionally only
+    ``orders``."""
+    chosen = installed_backends() if backends is None else backends
+    return [FemMethod(b, k) for b in chosen for k in BACKENDS[check_backend(b)].orders
+            if orders is None or k in orders]
+
+
+def fem_approximation(mesh, problem, *, backend: str = "skfem", order: int = 0,
+                      method: str = "best", solver: str = "auto", rtol: float = 1e-10,
+                      threads: int = 1):
+    """The best approximation or mixed solve of ``problem`` on ``mesh`` by ``(backend,
+    order)``; the solution has ``.backend`` and ``.order``."""
+    return fem_method(backend, order).run(mesh, problem, method=method, solver=solver,
+                                          rtol=rtol, threads=threads)
 
 
 def fem_hcurl_errors(solution, exact, exact_curl) -> tuple[float, float]:
-    """(‖u − u_h‖, ‖curl u − curl u_h‖) in L²(Ω_h) for a solution of either order."""
-    if solution_order(solution) == 2:
-        from surrogate.fem.hcurl.complete_linear_eval import hcurl_errors2
-
-        return hcurl_errors2(solution, exact, exact_curl)
-    from surrogate.fem.hcurl.n0 import hcurl_errors
+    """(‖u − u_h‖, ‖curl u − curl u_h‖) in L²(Ω_h) for a solution of any backend and order,
+    by the toolkit's quadrature of degree ``error_intorder(solution.order)``."""
+    from surrogate.fem.hcurl.errors import hcurl_errors
 
     return hcurl_errors(solution, exact, exact_curl)
 
 
-__all__ = ["FEM_ORDERS", "METHODS", "check_order", "fem_approximation", "fem_hcurl_errors",
-           "parse_orders", "solution_order"]
+def naming_table() -> str:
+    """The naming table as Markdown (docs/cli.md prints it)."""
+    rows = ["| order | NGSolve `order` | Nédélec space (kind, degree) | name | L² rate | "
+            "curl rate | backends |", "|---|---|---|---|---|---|---|"]
+    for row in ORDER_NAMES:
+        backends = ", ".join(b for b in FEM_BACKENDS if row.order in BACKENDS[b].orders)
+        rows.append(f"| {row.order} | {row.ngsolve_order} | {row.nedelec} | {row.name} | "
+                    f"{row.l2_rate} | {row.curl_rate} | {backends} |")
+    return "\n".join(rows)
+
+
+def _find_spec(module: str):
+    try:
+        return importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+
+
+__all__ = ["METHODS", "ORDER_NAMES", "BACKENDS", "FEM_BACKENDS", "FEM_ORDERS", "FemMethod",
+           "order_name", "backend_installed", "installed_backends", "check_backend",
+           "parse_backends", "check_order", "parse_orders", "order_from_legacy", "fem_method",
+           "fem_methods", "fem_approximation", "fem_hcurl_errors", "naming_table"]

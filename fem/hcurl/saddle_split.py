@@ -1,4 +1,4 @@
-"""The order-2 mixed solve in three small steps, by sparse direct or iterative solvers.
+"""The complete-linear mixed solve in three small steps, by sparse direct or iterative solvers.
 
 With G₂ the exact P2 → N2 gradient
 (:func:`~surrogate.fem.hcurl.complete_linear_element.p2_gradient`), M the N2 mass matrix and
@@ -31,7 +31,7 @@ from surrogate.fem.hcurl.complete_linear_iterative import AmgCg
 from surrogate.fem.hcurl.discrete_operators import discrete_gradient
 from surrogate.fem.hcurl.solvers import SolveInfo, solve_maxwell_saddle
 
-ITERATIVE_LIMIT = 20_000  # order-2 DOFs from which "auto" solves iteratively (SuperLU's fill:
+ITERATIVE_LIMIT = 20_000  # order-1 DOFs from which "auto" solves iteratively (SuperLU's fill:
 # cube level 3, 8k DOFs, 0.4 s direct; level 4, 62k DOFs, > 60 s direct, seconds iteratively)
 
 

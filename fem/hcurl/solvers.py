@@ -28,13 +28,15 @@ pivoting is backward stable (residuals ~1e-14 here), so more means a (nearly) si
 
 @dataclass(frozen=True)
 class SolveInfo:
-    """What a linear solve did: method, iterations, relative residual, time, size."""
+    """What a linear solve did: method, iterations, relative residual, time, size, and the
+    threads it was given (None where the backend does not set them)."""
 
     method: str
     iterations: int
     residual: float
     seconds: float
     ndofs: int
+    threads: int | None = None
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary."""

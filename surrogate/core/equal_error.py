@@ -24,7 +24,7 @@ class FemCandidate:
 
     @property
     def label(self) -> str:
-        """E.g. ``"order 2, level 1"``."""
+        """E.g. ``"order 1, level 1"`` (the toolkit's order naming)."""
         return f"order {self.order}, level {self.level}"
 
 

@@ -5,7 +5,7 @@ panel it is shown in. :class:`TypedConfig` then checks every value against its a
 (``int``, ``float``, ``str``, ``bool``, optionally ``| None``) and its metadata, builds
 itself from a mapping (:meth:`~TypedConfig.from_dict`: unknown keys and wrong types are one
 line each) or from TOML, and states its defaults for the command line's help
-(:func:`option_help`). Torch-free.
+(:func:`default_text`). Torch-free.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from types import UnionType
 from typing import Any, ClassVar
@@ -25,13 +25,23 @@ from surrogate.core.toml_files import parse_toml
 def setting(default: Any = dataclasses.MISSING, *, doc: str, panel: str = "",
             ge: float | None = None, gt: float | None = None, le: float | None = None,
             lt: float | None = None, choices: Sequence[str] | None = None,
-            shown: str | None = None) -> Any:
+            shown: str | None = None, flag: str | None = None, short: str | None = None,
+            text: bool = False, parse: Callable[[Any], Any] | None = None,
+            multiple: bool = False, cli: bool = True) -> Any:
     """A dataclass field with its help text ``doc``, bounds, ``choices`` and CLI ``panel``.
 
-    ``shown`` replaces the default in the help (e.g. ``"learned"`` for ``tau=None``).
+    ``shown`` replaces the default in the help (e.g. ``"learned"`` for ``tau=None``). The
+    command line's option is ``--<name>`` with ``_`` as ``-`` unless ``flag`` names it (e.g.
+    ``"cornn-gamma"``); ``short`` adds an alias (``"-n"``); ``text`` reads the value as text
+    that the config's reader parses (``tau``: ``learned`` or a number), or ``parse`` turns
+    into the field's value (or into a mapping of fields); ``multiple`` makes it repeatable
+    (a tuple); ``cli=False`` gives the field no option (its value comes from the data, a file
+    or another field's option).
     """
     metadata = {"doc": doc, "panel": panel, "ge": ge, "gt": gt, "le": le, "lt": lt,
-                "choices": tuple(choices) if choices is not None else None, "shown": shown}
+                "choices": tuple(choices) if choices is not None else None, "shown": shown,
+                "flag": flag, "short": short, "text": text or parse is not None,
+                "parse": parse, "multiple": multiple, "cli": cli}
     return dataclasses.field(default=default, metadata=metadata)
 
 
@@ -178,20 +188,14 @@ def default_text(cls: type, name: str) -> str:
         return "off"
     if value is True:
         return "on"
+    if isinstance(value, tuple):
+        return ",".join(default_value_text(v) for v in value)
+    return default_value_text(value)
+
+
+def default_value_text(value: Any) -> str:
+    """One default value as the help shows it (floats in ``g`` format)."""
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def option_help(cls: type, name: str, doc: str | None = None) -> str:
-    """Help of field ``name`` of ``cls`` for a CLI option, ending in its default."""
-    f = next(f for f in dataclasses.fields(cls) if f.name == name)
-    text = doc if doc is not None else f.metadata.get("doc", "")
-    return f"{text} \\[default: {default_text(cls, name)}]"
-
-
-def option_panel(cls: type, name: str) -> str | None:
-    """The CLI help panel of field ``name`` of ``cls`` (None: the default panel)."""
-    f = next(f for f in dataclasses.fields(cls) if f.name == name)
-    return f.metadata.get("panel") or None
-
-
-__all__ = ["setting", "TypedConfig", "default_text", "option_help", "option_panel"]
+__all__ = ["setting", "TypedConfig", "default_text", "default_value_text"]

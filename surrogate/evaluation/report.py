@@ -1,10 +1,7 @@
 """``index.html``: the tables and figures of an evaluation on one page.
 
-One skeleton (:mod:`surrogate.evaluation.report_html`) with a section per kind of run:
-static (:mod:`surrogate.evaluation.static.report`), sequence
-(:mod:`surrogate.evaluation.sequence.report`) or family
-(:mod:`surrogate.evaluation.family.report`), chosen by the ``evaluation.json`` dict's
-``kind``.
+One skeleton (:mod:`surrogate.evaluation.report_html`) with the section of the run kind that
+wrote the ``evaluation.json`` dict (its ``kind``; :mod:`surrogate.evaluation.run_kinds`).
 """
 
 from __future__ import annotations
@@ -15,24 +12,16 @@ from typing import Any
 
 from surrogate.core.atomic_files import write_text_atomic
 from surrogate.evaluation.report_html import render_page
-from surrogate.evaluation.sequence.report import sequence_section, sequence_title
-from surrogate.evaluation.static.report import TITLE, static_section
+from surrogate.evaluation.run_kinds import kind_of_summary
 
 
 def render_report(evaluation: Mapping[str, Any], figures: Mapping[str, Any] | None = None,
                   *, title: str | None = None, figure_prefix: str = "") -> str:
     """The HTML page (string). ``figures`` is the dict of the kind's ``make_*figures``; image
     paths are ``figure_prefix + file`` (relative to the page)."""
-    if evaluation.get("kind") == "family":
-        from surrogate.evaluation.family.report import family_section, family_title
-
-        body = family_section(evaluation, figures, figure_prefix=figure_prefix)
-        return render_page(title or family_title(evaluation), body)
-    if evaluation.get("kind") == "sequence":
-        body = sequence_section(evaluation, figures, figure_prefix=figure_prefix)
-        return render_page(title or sequence_title(evaluation), body)
-    body = static_section(evaluation, figures, figure_prefix=figure_prefix)
-    return render_page(title or TITLE, body)
+    kind = kind_of_summary(evaluation)
+    body = kind.report_section(evaluation, figures, figure_prefix=figure_prefix)
+    return render_page(title or kind.report_title(evaluation), body)
 
 
 def write_report(path: str | Path, evaluation: Mapping[str, Any],

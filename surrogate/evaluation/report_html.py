@@ -35,15 +35,6 @@ def fmt(value: Any, spec: str = ".3e") -> str:
     return html.escape(str(value))
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[tuple[str, str]]]) -> str:
-    """An HTML table; each cell is (text, css class)."""
-    head = "".join(f'<th class="{"text" if i < 1 else ""}">{html.escape(h)}</th>'
-                   for i, h in enumerate(header))
-    body = "".join("<tr>" + "".join(f'<td class="{cls}">{text}</td>' for text, cls in row)
-                   + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
 def html_table(header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
     """An HTML table; each cell is (text, css class)."""
     head = "".join(f'<th class="{"text" if i < 1 else ""}">{html.escape(h)}</th>'

@@ -1,5 +1,5 @@
 """Activation functions σ with their derivative σ' (needed by the fused Fractional-DNN
-backward and by the adjoint reference in :mod:`surrogate.models.adjoint`)."""
+backward and by the adjoint reference of the tests, tests/models/adjoint_reference.py)."""
 
 from __future__ import annotations
 

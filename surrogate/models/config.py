@@ -46,12 +46,12 @@ class ModelConfig(TypedConfig):
     skew_weights: ClassVar[bool] = False
 
     arch: str = setting(doc="Architecture.", panel=MODEL)
-    in_features: int = setting(doc="n_0, the input size.", ge=1)
-    out_features: int = setting(doc="n_L, the output size.", ge=1)
+    in_features: int = setting(doc="n_0, the input size (from the data).", ge=1, cli=False)
+    out_features: int = setting(doc="n_L, the output size (from the data).", ge=1, cli=False)
     width: int = setting(50, doc="Hidden width n_ℓ.", panel=MODEL, ge=1)
     depth: int = setting(2, doc="Number of τ-steps (hidden layers).", panel=MODEL, ge=1)
     tau: float | None = setting(None, doc="'learned' (one step per layer) or a fixed step > 0.",
-                                panel=STEPS, gt=0.0, shown="learned")
+                                panel=STEPS, gt=0.0, shown="learned", text=True)
     tau_init: float = setting(0.1, doc="Initial learned step.", panel=STEPS)
     tau_min: float = setting(1e-6, doc="Lower bound of learned steps: τ = tau_min + softplus(ρ).",
                              panel=STEPS, ge=0.0)

@@ -16,7 +16,8 @@ from typing import Any
 
 from surrogate.core.errors import InputError
 from surrogate.core.typed_config import setting
-from surrogate.models.config import MODEL, POINT_COLUMNS, ModelConfig
+from surrogate.models.config import POINT_COLUMNS, ModelConfig
+from surrogate.models.stepping_configs import FRACTIONAL
 
 SEPARABLE = "Separable (deeponet)"
 STEPPING_PARTS = ("resnet", "frac-dnn", "densenet")
@@ -24,7 +25,7 @@ STEPPING_PARTS = ("resnet", "frac-dnn", "densenet")
 
 
 def _part_arch(which: str) -> str:
-    return setting("resnet", doc=f"deeponet: architecture of the {which} network.",
+    return setting("resnet", doc=f"Architecture of the {which} network.",
                    panel=SEPARABLE, choices=STEPPING_PARTS)
 
 
@@ -33,18 +34,16 @@ class DeepONetConfig(ModelConfig):
     """Separable model: trunk (``width`` × ``depth``) on x, branch on the problem's columns."""
 
     arch: str = "deeponet"
-    basis: int = setting(64, doc="deeponet: number p of trunk features t_k(x) (basis size).",
+    basis: int = setting(64, doc="Number p of trunk features t_k(x) (basis size).",
                          panel=SEPARABLE, ge=1)
-    branch_width: int | None = setting(None, doc="deeponet: hidden width of the branch "
-                                       "network (default: --width).", panel=SEPARABLE, ge=1,
-                                       shown="width")
-    branch_depth: int | None = setting(None, doc="deeponet: τ-steps of the branch network "
-                                       "(default: --depth).", panel=SEPARABLE, ge=1,
-                                       shown="depth")
+    branch_width: int | None = setting(None, doc="Hidden width of the branch "
+                                       "network (default: --width).", panel=SEPARABLE, ge=1)
+    branch_depth: int | None = setting(None, doc="Steps τ of the branch network "
+                                       "(default: --depth).", panel=SEPARABLE, ge=1)
     trunk_arch: str = _part_arch("trunk (x)")
     branch_arch: str = _part_arch("branch (μ)")
-    gamma: float = setting(0.5, doc="Fractional order γ in (0, 1) of a frac-dnn trunk or "
-                           "branch (eq. 5.7).", panel=MODEL, gt=0.0, lt=1.0)
+    gamma: float = setting(0.5, doc="Fractional order γ in (0, 1) (eq. 5.7).",
+                           panel=FRACTIONAL, gt=0.0, lt=1.0)  # that of a frac-dnn trunk/branch
 
     def check(self) -> None:
         """The rows hold x and at least one problem column; no time horizon (two networks)."""

@@ -5,13 +5,15 @@ Every ``--arch`` name maps to an :class:`Architecture`: its typed config class (
 :class:`~surrogate.models.sequence_config.SequenceModelConfig` subclass for ``lem``,
 ``cornn``, ``lstm``) and its builder, ``"module:name"`` of a callable ``config -> nn.Module``
 imported on first use, so that this module (and the command line's choices) stays
-torch-free. Adding an architecture: its file, its config class and one line below.
+torch-free. Adding an architecture: its file, its config class and one line below (or
+:func:`register_architecture` from elsewhere); the command line takes its options from the
+config's fields.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,10 +43,11 @@ AnyModelConfig = ModelConfig | SequenceModelConfig
 
 @dataclass(frozen=True)
 class Architecture:
-    """What an ``--arch`` name stands for: its config class and its builder."""
+    """What an ``--arch`` name stands for: its config class and its builder (``"module:name"``
+    imported on first use, or the callable itself)."""
 
     config: type[ModelConfig] | type[SequenceModelConfig]
-    builder: str
+    builder: str | Callable[[Any], nn.Module]
 
     @property
     def kind(self) -> str:
@@ -53,6 +56,8 @@ class Architecture:
 
     def build(self, config: AnyModelConfig) -> nn.Module:
         """The untrained model (weights from torch's global RNG)."""
+        if callable(self.builder):
+            return self.builder(config)
         module, name = self.builder.split(":")
         return getattr(importlib.import_module(module), name)(config)
 
@@ -72,6 +77,18 @@ ARCHITECTURES: dict[str, Architecture] = {
 }
 
 
+def register_architecture(name: str, config: type[ModelConfig] | type[SequenceModelConfig],
+                          builder: str | Callable[[Any], nn.Module]) -> Architecture:
+    """Add ``name`` to :data:`ARCHITECTURES` (what one line of it does); ValueError when the
+    name is taken or ``config`` describes another arch."""
+    own = config.__dataclass_fields__["arch"].default
+    if name in ARCHITECTURES or own != name:
+        raise ValueError(f"cannot register arch {name!r}: " + (
+            "the name is taken" if name in ARCHITECTURES else f"{config.__name__} is {own!r}"))
+    ARCHITECTURES[name] = Architecture(config, builder)
+    return ARCHITECTURES[name]
+
+
 def architectures_for(kind: str) -> list[str]:
     """Names of the architectures that train on datasets of ``kind``."""
     return sorted(name for name, entry in ARCHITECTURES.items() if entry.kind == kind)
@@ -80,11 +97,6 @@ def architectures_for(kind: str) -> list[str]:
 def architecture_names() -> list[str]:
     """Names of the pointwise (τ-stepping) architectures."""
     return architectures_for("pointwise")
-
-
-def sequence_architecture_names() -> list[str]:
-    """Names of the sequence architectures."""
-    return architectures_for("sequence")
 
 
 def all_architecture_names() -> list[str]:
@@ -181,8 +193,8 @@ def parameter_floor(config: AnyModelConfig) -> int:
     return config_spec(config).config.parameter_floor(config)
 
 
-__all__ = ["ARCHITECTURES", "Architecture", "architecture_names", "sequence_architecture_names",
+__all__ = ["ARCHITECTURES", "Architecture", "architecture_names",
            "all_architecture_names", "activation_names", "architecture_spec",
-           "architectures_for", "model_option_names", "config_from_dict", "model_config",
-           "config_spec",
+           "architectures_for", "model_option_names", "register_architecture",
+           "config_from_dict", "model_config", "config_spec",
            "build_model", "parameter_floor"]

@@ -34,8 +34,9 @@ class SequenceModelConfig(TypedConfig):
     default_dt: ClassVar[float] = 1.0
 
     arch: str = setting(doc="Architecture.")
-    in_features: int = setting(doc="d, input channels per step.", ge=1)
-    out_features: int = setting(doc="Read-out size.", ge=1)
+    in_features: int = setting(doc="d, input channels per step (from the data).", ge=1,
+                               cli=False)
+    out_features: int = setting(doc="Read-out size (from the data).", ge=1, cli=False)
     hidden: int = setting(32, doc="lem, cornn, lstm: hidden units m (pointwise archs use "
                           "--width).", panel=SEQUENCE, ge=1)
     dt: float | None = setting(None, doc="lem, cornn: time step Δt > 0 (the initial value with "
@@ -82,11 +83,11 @@ class CoRNNConfig(SequenceModelConfig):
     default_dt: ClassVar[float] = 0.042
 
     arch: str = "cornn"
-    gamma: float = setting(2.7, doc="cornn: oscillation frequency γ > 0 of eq. 2.3.",
-                           panel=SEQUENCE, gt=0.0)
-    epsilon: float = setting(4.7, doc="cornn: damping ε > 0 of eq. 2.3.", panel=SEQUENCE,
+    gamma: float = setting(2.7, doc="Oscillation frequency γ > 0 of eq. 2.3.", panel=SEQUENCE,
+                           gt=0.0, flag="cornn-gamma")
+    epsilon: float = setting(4.7, doc="Damping ε > 0 of eq. 2.3.", panel=SEQUENCE,
                              gt=0.0)
-    damping: str = setting("implicit", doc="cornn: damping −Δt ε z taken at the new step "
+    damping: str = setting("implicit", doc="Damping −Δt ε z taken at the new step "
                            "(implicit) or the old one (explicit).", panel=SEQUENCE,
                            choices=DAMPING_MODES)
 

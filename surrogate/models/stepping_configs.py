@@ -39,7 +39,7 @@ class FractionalDNNConfig(ModelConfig):
     """Fractional-DNN of order γ ∈ (0, 1) (eq. 5.7)."""
 
     arch: str = "frac-dnn"
-    gamma: float = setting(0.5, doc="frac-dnn: fractional order γ in (0, 1) (eq. 5.7).",
+    gamma: float = setting(0.5, doc="Fractional order γ in (0, 1) (eq. 5.7).",
                            panel=FRACTIONAL, gt=0.0, lt=1.0)
 
     def check(self) -> None:
@@ -62,11 +62,11 @@ class ImplicitResNetConfig(ModelConfig):
     """Implicit ResNet, θ-method per layer (Reshniak & Webster eq. 7)."""
 
     arch: str = "implicit-resnet"
-    theta: float = setting(0.5, doc="implicit-resnet: θ in [0, 1] (0.5 = trapezoidal, "
+    theta: float = setting(0.5, doc="θ in [0, 1] (0.5 = trapezoidal, "
                            "0 = ResNet).", panel=MODEL, ge=0.0, le=1.0)
-    solver_tol: float = setting(1e-6, doc="implicit-resnet: tolerance of the layer solve.",
+    solver_tol: float = setting(1e-6, doc="Tolerance of the layer solve.",
                                 panel=MODEL, gt=0.0)
-    solver_max_iter: int = setting(100, doc="implicit-resnet: iteration cap of the layer solve.",
+    solver_max_iter: int = setting(100, doc="Iteration cap of the layer solve.",
                                    panel=MODEL, ge=1)
     skew_weights: bool = _skew_weights()
 
@@ -76,7 +76,7 @@ class CkNetConfig(ModelConfig):
     """Cᵏ network of order k (Hauser et al. eq. 7; k = 1 is the ResNet)."""
 
     arch: str = "ck-net"
-    order: int = setting(2, doc="ck-net: order k (k = 1: ResNet).", panel=MODEL, ge=1)
+    order: int = setting(2, doc="Order k (k = 1: ResNet).", panel=MODEL, ge=1)
     step_lipschitz: float | None = _step_lipschitz()
 
 
@@ -85,9 +85,9 @@ class ODENetConfig(ModelConfig):
     """ODE network with cubic damping (Ruseckas eqs. 109–111)."""
 
     arch: str = "ode-net"
-    cubic: float = setting(0.1, doc="ode-net: cubic damping γ̃ >= 0 (eq. 109).", panel=MODEL,
+    cubic: float = setting(0.1, doc="Cubic damping γ̃ >= 0 (eq. 109).", panel=MODEL,
                            ge=0.0)
-    multistep: bool = setting(False, doc="ode-net: two-step variant with trainable k_l "
+    multistep: bool = setting(False, doc="Two-step variant with trainable k_l "
                               "(eq. 111).", panel=MODEL)
 
 

@@ -25,6 +25,10 @@ CHECKPOINT_FIELDS: dict[str, tuple[type, ...]] = {
 }
 """Fields a checkpoint must have, with the container types each may take."""
 
+PARTIAL_EPOCH_TENSORS = ("generator", "data_sum", "penalty_sum", "grad_sq_sum")
+"""Tensors of the optional ``partial_epoch`` (an epoch stopped between two mini-batches),
+beside ``batches`` (the mini-batches taken, >= 1) and ``seconds``."""
+
 
 def save_checkpoint(path: str | os.PathLike, payload: Mapping[str, Any]) -> Path:
     """Write a training checkpoint atomically (plain containers and tensors only)."""
@@ -66,6 +70,10 @@ def check_checkpoint_fields(payload: Mapping[str, Any], path: Path) -> None:
             or not all(isinstance(i, int) and not isinstance(i, bool)
                        for i in payload["layer_ids"]):
         raise DataFormatError(f"{path}: checkpoint history, prune_events or layer_ids malformed")
+    if not _valid_partial_epoch(payload.get("partial_epoch")):
+        raise DataFormatError(f"{path}: checkpoint partial_epoch malformed")
+    if not isinstance(payload.get("defaults_applied"), dict | type(None)):
+        raise DataFormatError(f"{path}: checkpoint defaults_applied is not a dict")
     for what, state in (("model", payload["model"]), ("best", payload["best"].get("state"))):
         if what == "best" and state is None:
             continue
@@ -74,4 +82,20 @@ def check_checkpoint_fields(payload: Mapping[str, Any], path: Path) -> None:
         check_tensors(state, path, f"checkpoint {what}")
 
 
-__all__ = ["save_checkpoint", "load_checkpoint", "check_checkpoint_fields", "CHECKPOINT_FIELDS"]
+def _valid_partial_epoch(partial: Any) -> bool:
+    """None (the checkpoint is at an epoch's end), or the position within an epoch."""
+    import torch
+
+    if partial is None:
+        return True
+    if not isinstance(partial, dict):
+        return False
+    batches, seconds = partial.get("batches"), partial.get("seconds")
+    return (all(isinstance(partial.get(k), torch.Tensor) for k in PARTIAL_EPOCH_TENSORS)
+            and all(bool(torch.isfinite(partial[k]).all()) for k in PARTIAL_EPOCH_TENSORS[1:])
+            and isinstance(batches, int) and not isinstance(batches, bool) and batches >= 1
+            and isinstance(seconds, int | float) and not isinstance(seconds, bool))
+
+
+__all__ = ["save_checkpoint", "load_checkpoint", "check_checkpoint_fields", "CHECKPOINT_FIELDS",
+           "PARTIAL_EPOCH_TENSORS"]

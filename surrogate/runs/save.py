@@ -79,7 +79,7 @@ def save_run(run_dir: str | os.PathLike, *, model: nn.Module,
     write_json_file(run_dir / CONFIG_FILE, config)
     write_text_atomic(run_dir / HISTORY_FILE, history_to_csv(history))
     write_json_file(run_dir / METRICS_FILE, metrics)
-    from surrogate import __version__
+    from surrogate.core.version import __version__
 
     metadata = {"format": RUN_FORMAT, "version": RUN_VERSION, "package_version": __version__,
                 "torch_version": torch.__version__, "numpy_version": np.__version__,

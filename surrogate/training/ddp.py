@@ -97,5 +97,9 @@ class DataParallel:
         """True on every rank when ``flag`` holds on at least one."""
         return any_rank(flag, self.device)
 
+    def stop_requested(self) -> bool:
+        """Never between mini-batches: the ranks agree at the epoch's end (:meth:`anyone`)."""
+        return False
+
 
 __all__ = ["DataParallel", "row_loss_sum", "step_rows"]

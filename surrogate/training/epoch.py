@@ -9,6 +9,7 @@ under ``DistributedDataParallel`` (this rank's shard, sums over ranks).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Protocol
 
 import torch
@@ -18,7 +19,7 @@ from surrogate.training.config import TrainConfig
 from surrogate.training.dataset_kind_rules import kind_rules
 from surrogate.training.device import autocast
 from surrogate.training.penalties import regularisation
-from surrogate.training.state import TrainingState
+from surrogate.training.state import PartialEpoch, TrainingState
 
 Batch = tuple[Tensor | None, int]
 """Rows of this process in one step (None: all of them) and the rows over all processes."""
@@ -58,9 +59,22 @@ class Reduction(Protocol):
     def anyone(self, flag: bool) -> bool:
         """True when ``flag`` holds on any process."""
 
+    def stop_requested(self) -> bool:
+        """True when the epoch must stop before its next mini-batch."""
+
+
+class EpochStopped(Exception):
+    """The epoch stopped between two mini-batches; ``state.partial`` says where."""
+
 
 class SingleProcess:
-    """One process, every row: batches of the run's shuffled order, losses as they are."""
+    """One process, every row: batches of the run's shuffled order, losses as they are.
+
+    ``stop``: asked after every mini-batch; True stops the epoch there (an interrupt is held).
+    """
+
+    def __init__(self, stop: Callable[[], bool] | None = None) -> None:
+        self.stop = stop
 
     def network(self, model: nn.Module) -> nn.Module:
         """``model`` itself."""
@@ -96,6 +110,10 @@ class SingleProcess:
         """``flag``."""
         return flag
 
+    def stop_requested(self) -> bool:
+        """What ``stop`` says (never without one)."""
+        return self.stop is not None and self.stop()
+
 
 def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor,
                 reduction: Reduction | None = None) -> tuple[float, float, list[float]]:
@@ -105,6 +123,12 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor,
     :class:`SingleProcess`). J is averaged over the batches (weighted by batch size) at the
     parameters each batch saw; grad norms (per layer; one global norm for sequence models)
     are root-mean-square over the batches. Penalties are evaluated only when one is set.
+
+    When ``reduction.stop_requested()`` after a mini-batch that is not the last, the epoch
+    stops there: ``state.partial`` records the generator state that drew the batch order,
+    the batches taken and the running sums, and EpochStopped is raised. Called again with
+    ``state.partial`` set, the epoch continues from that batch with the same order and sums,
+    exactly as if it had not stopped.
     """
     reduction = SingleProcess() if reduction is None else reduction
     model, optimizer = state.model, state.optimizer
@@ -115,11 +139,17 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor,
     penalised = any(penalty_args.values())
     gradient_squares = kind_rules(state.kind).gradient_squares
     line_search = config.optimizer == "lbfgs"
+    partial, state.partial = state.partial, None
+    if partial is not None:
+        state.generator.set_state(partial.generator)
+    order_state = state.generator.get_state()
     batches = reduction.batches(n, config.batch_size, state, x.device)
-    data_sum = x.new_zeros(())
-    penalty_sum = x.new_zeros(())
-    grad_sq_sum = None
-    for index, rows in batches:
+    if partial is None:
+        start, data_sum, penalty_sum, grad_sq_sum = 0, x.new_zeros(()), x.new_zeros(()), None
+    else:
+        start, data_sum, penalty_sum, grad_sq_sum = (partial.batches, partial.data_sum,
+                                                     partial.penalty_sum, partial.grad_sq_sum)
+    for taken, (index, rows) in enumerate(batches[start:], start=start + 1):
         xb, yb = (x, y) if index is None else (x[index], y[index])
         seen: dict[str, Tensor] = {}
 
@@ -149,6 +179,11 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor,
         data_sum = data_sum + reduction.epoch_share(seen["data"], rows, n)
         penalty_sum = penalty_sum + (rows / n) * seen["penalty"]
         grad_sq_sum = seen["grad_sq"] if grad_sq_sum is None else grad_sq_sum + seen["grad_sq"]
+        if taken < len(batches) and reduction.stop_requested():
+            state.partial = PartialEpoch(generator=order_state, batches=taken,
+                                         data_sum=data_sum, penalty_sum=penalty_sum,
+                                         grad_sq_sum=grad_sq_sum)
+            raise EpochStopped(f"stopped after mini-batch {taken} of {len(batches)}")
     grad_norms = (grad_sq_sum / len(batches)).sqrt().tolist()
     return reduction.epoch_loss(data_sum, n), float(penalty_sum), grad_norms
 
@@ -165,4 +200,5 @@ def evaluate_loss(model: nn.Module, x: Tensor, y: Tensor, batch_size: int = 6553
     return total / x.shape[0]
 
 
-__all__ = ["train_epoch", "evaluate_loss", "data_loss", "Reduction", "SingleProcess"]
+__all__ = ["train_epoch", "evaluate_loss", "data_loss", "Reduction", "SingleProcess",
+           "EpochStopped"]

@@ -152,7 +152,7 @@ def family_record(dataset: Any) -> dict[str, Any]:
         "param_box": np.asarray(family.box, dtype=np.float64).tolist(),
         "truth": str(getattr(family, "truth", "exact")),
         "truth_level": getattr(family, "truth_level", None),
-        "truth_order": getattr(family, "truth_order", None),
+        "truth_fem_order": getattr(family, "truth_fem_order", None),
         "sensors": {
             "volume_points": np.asarray(family.volume_points, np.float64).tolist(),
             "boundary_points": np.asarray(family.boundary_points, np.float64).tolist(),

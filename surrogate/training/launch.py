@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-import signal
 import sys
 import tempfile
 import uuid
@@ -81,12 +80,4 @@ def launch_processes(nproc: int, argv: Sequence[str]) -> LaunchResult:
             shutil.rmtree(log_dir, ignore_errors=True)
 
 
-def interrupted_code(code: int) -> signal.Signals | None:
-    """The interrupt signal an exit code 130/143 stands for (None for other codes)."""
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        if code == 128 + signum:
-            return signum
-    return None
-
-
-__all__ = ["launch_processes", "LaunchResult", "interrupted_code"]
+__all__ = ["launch_processes", "LaunchResult"]

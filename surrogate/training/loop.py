@@ -12,9 +12,11 @@ read-out targets, per-channel normalisation, no τ-layer penalties, Δt columns,
 metrics — is decided by the dataset's kind (:mod:`surrogate.training.dataset_kind_rules`).
 
 Resume is exact: a checkpoint holds the model, optimiser and scheduler states, the
-shuffling generator, the epoch, the history and the early-stopping state, so an
-interrupted run continued with ``resume=True`` produces the same history as one that
-never stopped (same machine, same thread count).
+shuffling generator, the epoch, the history and the early-stopping state, and, for an
+interrupt between two mini-batches, the position within the epoch (the generator state that
+drew its batch order, the batches taken, the running sums), so an interrupted run continued
+with ``resume=True`` produces the same history and weights as one that never stopped (same
+machine, same thread count).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import torch
 from torch import Tensor
 
 from surrogate.core.errors import SolverError
-from surrogate.core.interrupts import held_signals
+from surrogate.core.interrupts import HeldSignals, held_signals
 from surrogate.models.config import ModelConfig
 from surrogate.models.normalisation import Normalisation
 from surrogate.runs.checkpoints import load_checkpoint, save_checkpoint
@@ -51,9 +53,16 @@ from surrogate.training.dataset_kind_rules import dataset_kind, kind_rules
 from surrogate.training.ddp import DataParallel
 from surrogate.training.device import process_device, seed_streams, torch_dtype
 from surrogate.training.distributed import DistributedContext, current_context
-from surrogate.training.epoch import Reduction, SingleProcess, evaluate_loss, train_epoch
+from surrogate.training.epoch import (
+    EpochStopped,
+    Reduction,
+    SingleProcess,
+    evaluate_loss,
+    train_epoch,
+)
 from surrogate.training.failures import check_finite, kept_checkpoint, solve_failure_message
 from surrogate.training.family_inputs import family_record
+from surrogate.training.family_recipe import with_recipe_defaults
 from surrogate.training.history import epoch_record, progress_line
 from surrogate.training.metrics import run_metrics
 from surrogate.training.optimiser import step_scheduler
@@ -79,11 +88,14 @@ EpochCallback = Callable[[dict[str, Any]], None]
 
 class TrainingInterrupted(KeyboardInterrupt):
     """Ctrl-C (or SIGTERM turned into KeyboardInterrupt) during training: ``checkpoint`` (or
-    None) holds the state after ``epoch``; ``fit(..., resume=True)`` continues from it."""
+    None) holds the state after ``epoch`` whole epochs and ``batches`` mini-batches of the
+    next; ``fit(..., resume=True)`` continues from it."""
 
-    def __init__(self, epoch: int, checkpoint: Path | None) -> None:
-        super().__init__(f"training interrupted after epoch {epoch}")
+    def __init__(self, epoch: int, checkpoint: Path | None, batches: int = 0) -> None:
+        within = f" and mini-batch {batches} of epoch {epoch + 1}" if batches else ""
+        super().__init__(f"training interrupted after epoch {epoch}{within}")
         self.epoch = epoch
+        self.batches = batches
         self.checkpoint = checkpoint
 
 
@@ -101,12 +113,15 @@ class Training:
     main: bool
     last_saved: int | None = None
     at_boundary: bool = True
+    earlier_seconds: float = 0.0
+    defaults_applied: dict[str, Any] | None = None
 
     def save_checkpoint(self) -> None:
         """Write the checkpoint (rank 0 only) and remember its epoch."""
         if self.main:
-            save_checkpoint(self.checkpoint, checkpoint_payload(
-                self.state, self.config, self.normalisation, self.info))
+            save_checkpoint(self.checkpoint, {
+                **checkpoint_payload(self.state, self.config, self.normalisation, self.info),
+                "defaults_applied": self.defaults_applied})
         self.last_saved = self.state.epoch
 
     def kept(self) -> str:
@@ -125,7 +140,9 @@ def _begin(dataset: Any, model: ModelOptions | None, train: TrainConfig | Mappin
         check_same_dataset(payload, dataset)
         config = resume_config(payload.get("train_config", {}), train)
         normalisation = Normalisation.from_dict(payload["normalisation"])
+        applied = payload.get("defaults_applied")
     else:
+        model, train, applied = with_recipe_defaults(dataset, model, train)
         config = train if isinstance(train, TrainConfig) else TrainConfig.from_dict(train or {})
         dataset = network_dataset(dataset, model or {})
         model_config = model_config_for(dataset, model or {})
@@ -142,7 +159,10 @@ def _begin(dataset: Any, model: ModelOptions | None, train: TrainConfig | Mappin
                     info={**dataset_info(dataset), **family_record(dataset)},
                     checkpoint=checkpoint, device=device,
                     main=context is None or context.is_main,
-                    last_saved=int(payload["epoch"]) if resume else None)
+                    last_saved=int(payload["epoch"]) if resume else None,
+                    earlier_seconds=state.train_seconds + (
+                        state.partial.seconds if state.partial is not None else 0.0),
+                    defaults_applied=applied)
 
 
 def _fresh_state(model_config: ModelConfig | Any, config: TrainConfig, device: torch.device,
@@ -160,6 +180,7 @@ def _one_epoch(run: Training, reduction: Reduction, train: tuple[Tensor, Tensor]
     """Train one epoch, check it, step the schedule, track the best; its history row."""
     state, config = run.state, run.config
     tic = time.perf_counter()
+    earlier = state.partial.seconds if state.partial is not None else 0.0
     state.epoch += 1
     state.model.train()
     lr = state.optimizer.param_groups[0]["lr"]
@@ -168,11 +189,15 @@ def _one_epoch(run: Training, reduction: Reduction, train: tuple[Tensor, Tensor]
         val_loss = evaluate_loss(state.model, *val)
     except SolverError as exc:  # an implicit layer's solve failed in this epoch
         raise SolverError(solve_failure_message(state, exc, lr, run.kept())) from None
+    except EpochStopped:  # between two mini-batches: state.partial holds the epoch so far
+        state.epoch -= 1
+        state.partial.seconds = earlier + time.perf_counter() - tic
+        raise
     check_finite(state, train_loss, penalty, val_loss, lr, run.kept())
     monitored = val_loss if val_loss is not None else train_loss + penalty
     step_scheduler(state.scheduler, monitored)
     track_best(state, config.patience, monitored)
-    seconds = time.perf_counter() - tic
+    seconds = earlier + time.perf_counter() - tic
     state.train_seconds += seconds
     record = epoch_record(state, train_loss, penalty, val_loss, grad_norms, lr, seconds)
     state.history.append(record)
@@ -189,23 +214,28 @@ def _split(run: Training, name: str) -> tuple[Tensor, Tensor]:
 
 def _train_epochs(run: Training, reduction: Reduction, train: tuple[Tensor, Tensor],
                   val: tuple[Tensor, Tensor], progress: ProgressCallback,
-                  on_epoch: EpochCallback | None) -> None:
-    """Epochs until the last one or early stopping; an interrupt waits for the epoch's end
-    (a second one stops at once), then every process stops together."""
+                  on_epoch: EpochCallback | None, interrupt: HeldSignals) -> None:
+    """Epochs until the last one or early stopping. A held interrupt stops the epoch after
+    its current mini-batch (``reduction.stop_requested``; data-parallel processes wait for
+    the epoch's end and stop together); a second one stops at once."""
     state, config = run.state, run.config
-    with held_signals(python_handlers_only=True, second_passes=True) as interrupt:
-        while state.epoch < config.epochs and state.stop_reason is None:
-            run.at_boundary = False
+    while state.epoch < config.epochs and state.stop_reason is None:
+        run.at_boundary = False
+        try:
             record = _one_epoch(run, reduction, train, val)
-            run.at_boundary = True
-            progress(state.epoch, config.epochs, progress_line(record, config.epochs))
-            if on_epoch is not None:
-                on_epoch(record)
-            if reduction.anyone(interrupt.pending) and not interrupt.pending:
-                raise KeyboardInterrupt  # another process was interrupted: stop together
-            interrupt.deliver()  # raises KeyboardInterrupt if a signal came
-            if state.epoch % config.checkpoint_every == 0:
-                run.save_checkpoint()
+        except EpochStopped:
+            run.at_boundary = True  # a whole mini-batch done: the state can be checkpointed
+            interrupt.deliver()  # raises KeyboardInterrupt (the usual handler)
+            continue  # a handler that did not raise: the epoch goes on from state.partial
+        run.at_boundary = True
+        progress(state.epoch, config.epochs, progress_line(record, config.epochs))
+        if on_epoch is not None:
+            on_epoch(record)
+        if reduction.anyone(interrupt.pending) and not interrupt.pending:
+            raise KeyboardInterrupt  # another process was interrupted: stop together
+        interrupt.deliver()  # raises KeyboardInterrupt if a signal came
+        if state.epoch % config.checkpoint_every == 0:
+            run.save_checkpoint()
 
 
 def _finish(run: Training, start: float, out_dir: Path) -> tuple[dict[str, Any], dict]:
@@ -219,11 +249,15 @@ def _finish(run: Training, start: float, out_dir: Path) -> tuple[dict[str, Any],
         state.model.load_state_dict(state.best_state)
     state.model.eval()
     extra = {"layer_ids": state.layer_ids, "pruning": state.prune_events}
+    if run.defaults_applied is not None:
+        extra["defaults_applied"] = run.defaults_applied
     metrics: dict[str, Any] = {}
     if run.main:  # rank 0 alone evaluates and writes the run
         metrics = run_metrics(state, run.dataset, run.normalisation, run.config)
-        metrics["fit_seconds"] = time.perf_counter() - start
-        metrics["train_seconds"] = metrics["fit_seconds"]  # the one-off cost of break-even N*
+        metrics["fit_seconds"] = time.perf_counter() - start  # this call
+        # the one-off cost of break-even N*: the training time of the earlier calls (the
+        # checkpoint's cumulative epoch seconds) and the whole of this call
+        metrics["train_seconds"] = run.earlier_seconds + metrics["fit_seconds"]
         with held_signals() as late:  # the run files appear together
             save_run(out_dir, model=state.model, train_config=run.config,
                      normalisation=run.normalisation, dataset=run.info, history=state.history,
@@ -233,10 +267,13 @@ def _finish(run: Training, start: float, out_dir: Path) -> tuple[dict[str, Any],
 
 
 def _stop(run: Training) -> TrainingInterrupted:
-    """Checkpoint an interrupted run at an epoch boundary; the exception to raise."""
-    if run.at_boundary and run.last_saved != run.state.epoch:
+    """Checkpoint an interrupted run at an epoch or mini-batch boundary; the exception."""
+    partial = run.state.partial
+    if run.at_boundary and (run.last_saved != run.state.epoch or partial is not None):
         with held_signals():
             run.save_checkpoint()
+        if partial is not None:
+            return TrainingInterrupted(run.state.epoch, run.checkpoint, partial.batches)
     saved = run.last_saved
     return TrainingInterrupted(saved or 0, run.checkpoint if saved is not None else None)
 
@@ -252,16 +289,21 @@ def fit(data: Any, model: ModelOptions | None = None,
     dataset; the arch must train on the dataset's kind, see
     :func:`surrogate.training.data.model_config_for`); ``train``: a TrainConfig or its fields
     (for sequence archs without τ-layer penalties or pruning,
-    :func:`surrogate.training.sequence.check_sequence_training`). With ``resume=True``
+    :func:`surrogate.training.sequence.check_sequence_training`). On a problem-family
+    dataset the options not given take the family recipe's values
+    (:mod:`surrogate.training.family_recipe`; recorded in ``config.json`` under
+    ``extra.defaults_applied``). With ``resume=True``
     both are read from ``out_dir/checkpoint.pt`` (``train`` may change only
     ``RESUMABLE_CHANGES``); a run whose training had finished but whose run files were cut
     off is completed by ``resume``.
     InputError before any work when ``out_dir`` cannot be written. SolverError in the epoch
     where a loss or a parameter becomes non-finite or an implicit layer's solve fails, naming
     the last good epoch (the last checkpoint is kept). An interrupt signal with a Python
-    handler (Ctrl-C; SIGTERM in the command line) is held until the epoch ends, a second one
-    acts at once; then TrainingInterrupted (a KeyboardInterrupt) is raised after
-    checkpointing. The run files are written together: an interrupt never leaves some of them.
+    handler (Ctrl-C; SIGTERM in the command line) is held until the current mini-batch ends
+    (the epoch's end under data parallelism), a second one acts at once; then
+    TrainingInterrupted (a KeyboardInterrupt) is raised after checkpointing, the checkpoint
+    recording the position within the epoch. The run files are written together: an
+    interrupt never leaves some of them.
 
     Data-parallel: inside an initialised process group of W >= 2 processes (torchrun,
     ``surrogate fit --nproc W``, :mod:`surrogate.training.distributed`) every process calls
@@ -279,12 +321,13 @@ def fit(data: Any, model: ModelOptions | None = None,
     run = _begin(dataset, model, train, out_dir, resume, context)
     train_split, val_split = _split(run, "train"), _split(run, "val")
     shuffle_seed = seed_streams(run.config.seed)[1]
-    reduction = (SingleProcess() if context is None
-                 else DataParallel(run.state.model, context, run.device, shuffle_seed))
     progress = (on_progress if main else None) or (lambda done, total, description: None)
     try:
-        _train_epochs(run, reduction, train_split, val_split, progress,
-                      on_epoch if main else None)
+        with held_signals(python_handlers_only=True, second_passes=True) as interrupt:
+            reduction = (SingleProcess(stop=lambda: interrupt.pending) if context is None
+                         else DataParallel(run.state.model, context, run.device, shuffle_seed))
+            _train_epochs(run, reduction, train_split, val_split, progress,
+                          on_epoch if main else None, interrupt)
         metrics, extra = _finish(run, start, out_dir)
     except KeyboardInterrupt:
         raise _stop(run) from None

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import torch
 
+from surrogate.core.thread_settings import available_cpus, wait_policy
 from surrogate.models.normalisation import Normalisation
 from surrogate.training.config import TrainConfig
 from surrogate.training.dataset_kind_rules import kind_rules
@@ -42,7 +44,15 @@ def training_metrics(state: TrainingState, config: TrainConfig) -> dict[str, Any
         "device": str(next(state.model.parameters()).device),
         "dtype": config.dtype,
         "num_threads": torch.get_num_threads(),
+        "threads": thread_record(),
     }
 
 
-__all__ = ["run_metrics", "training_metrics"]
+def thread_record() -> dict[str, Any]:
+    """The threads training ran on: torch's intra-op count, the CPUs it may use, the thread
+    variables and the OpenMP wait policy (:func:`surrogate.core.thread_settings.wait_policy`)."""
+    return {"num_threads": torch.get_num_threads(), "cpus": available_cpus(),
+            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"), **wait_policy()}
+
+
+__all__ = ["run_metrics", "training_metrics", "thread_record"]

@@ -22,6 +22,35 @@ from surrogate.training.optimiser import make_optimizer, make_scheduler
 
 
 @dataclass
+class PartialEpoch:
+    """An epoch stopped between two mini-batches: what continuing it exactly needs."""
+
+    generator: Tensor
+    """State of the shuffling generator at the epoch's start (it draws the batch order)."""
+    batches: int
+    """Mini-batches of the epoch already taken."""
+    data_sum: Tensor
+    penalty_sum: Tensor
+    grad_sq_sum: Tensor
+    """The epoch's running sums of the logged J, penalty and squared gradient norms."""
+    seconds: float = 0.0
+    """Seconds the epoch has run so far."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain containers and tensors (a checkpoint's ``partial_epoch``)."""
+        return {"generator": self.generator, "batches": self.batches,
+                "data_sum": self.data_sum, "penalty_sum": self.penalty_sum,
+                "grad_sq_sum": self.grad_sq_sum, "seconds": self.seconds}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], device: torch.device) -> PartialEpoch:
+        """Inverse of :meth:`to_dict`, the sums on ``device``."""
+        return cls(generator=data["generator"], batches=int(data["batches"]),
+                   data_sum=data["data_sum"].to(device), penalty_sum=data["penalty_sum"].to(device),
+                   grad_sq_sum=data["grad_sq_sum"].to(device), seconds=float(data["seconds"]))
+
+
+@dataclass
 class TrainingState:
     """Everything that evolves during training (what a checkpoint stores)."""
 
@@ -40,6 +69,8 @@ class TrainingState:
     stop_reason: str | None = None
     train_seconds: float = 0.0
     kind: str = "pointwise"
+    partial: PartialEpoch | None = None
+    """Set while epoch ``epoch + 1`` is stopped between two mini-batches."""
 
 
 def new_state(model: nn.Module, config: TrainConfig, shuffle_seed: int,
@@ -83,6 +114,7 @@ def checkpoint_payload(state: TrainingState, config: TrainConfig,
                  "bad_epochs": state.bad_epochs},
         "stop_reason": state.stop_reason,
         "train_seconds": state.train_seconds,
+        "partial_epoch": None if state.partial is None else state.partial.to_dict(),
         "train_config": config.to_dict(),
         "normalisation": normalisation.to_dict(),
         "dataset": dict(dataset),
@@ -111,10 +143,13 @@ def restore_state(payload: Mapping[str, Any], config: TrainConfig, device: torch
         state.bad_epochs = int(best["bad_epochs"])
         state.stop_reason = payload["stop_reason"]
         state.train_seconds = float(payload["train_seconds"])
+        partial = payload.get("partial_epoch")  # absent from checkpoints before mid-epoch stops
+        state.partial = None if partial is None else PartialEpoch.from_dict(partial, device)
     except (KeyError, TypeError, ValueError, RuntimeError, InputError) as exc:
         raise DataFormatError(f"{source}: incomplete or inconsistent checkpoint "
                               f"({type(exc).__name__}: {exc})") from None
     return state
 
 
-__all__ = ["TrainingState", "new_state", "track_best", "checkpoint_payload", "restore_state"]
+__all__ = ["PartialEpoch", "TrainingState", "new_state", "track_best", "checkpoint_payload",
+           "restore_state"]

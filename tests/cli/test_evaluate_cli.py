@@ -71,18 +71,18 @@ def test_evaluate_writes_json_with_resolved_options_and_prints_tables(runs, tmp_
                 pytest.approx(rec["l2_error"] ** 2, rel=1e-10)
     fem = [r["fem"]["l2_error"] for r in payload["records"]]
     assert fem[1] < fem[0]
-    # both orders by default: order 2 is more accurate per level; N0 stays the "fem" record
-    assert payload["options"]["fem_orders"] == [1, 2] and "order 2 best" in result.output
+    # both orders by default: complete linear is more accurate per level; N0 stays "fem"
+    assert payload["options"]["fem_orders"] == [0, 1] and "complete linear best" in result.output
     for record in payload["records"]:
         n0, n2 = record["fem_orders"]
-        assert (n0["order"], n2["order"]) == (1, 2) and n0 == record["fem"]
+        assert (n0["order"], n2["order"]) == (0, 1) and n0 == record["fem"]
         assert n2["l2_error"] < n0["l2_error"] and n2["ndofs"] == 2 * n0["ndofs"]
     fastest = payload["fastest_fem_at_equal_error"]["cube"]
     assert set(fastest) == {"resnet", "fdnn"}
     for label, c in fastest.items():
         assert c["surrogate"]["level"] == 2 and c["verdict"]
         assert c["surrogate"]["error"] == payload["records"][1]["runs"][label]["l2_error"]
-        assert c["fem"]["order"] in (1, 2) and c["fem"]["level"] in (1, 2)
+        assert c["fem"]["order"] in (0, 1) and c["fem"]["level"] in (1, 2)
         flat = " ".join(result.output.split())  # rich wraps long lines at the terminal width
         assert f"cube, {label}: error" in flat and " ".join(c["verdict"].split()) in flat
     assert payload["runs"]["resnet"]["tau_mode"] == "learned"
@@ -97,9 +97,9 @@ def test_evaluate_json_flag_prints_the_payload(runs, tmp_path):
     payload = json.loads(result.output)
     assert payload["records"][0]["fem"] is None
     assert payload["fastest_fem_at_equal_error"]["cube"]["fdnn"]["fem"] is None
-    only_n0 = json.loads(_invoke("evaluate", runs["fdnn"], "--levels", "1", "--fem-order", "1",
+    only_n0 = json.loads(_invoke("evaluate", runs["fdnn"], "--levels", "1", "--fem-order", "0",
                                  "--out", tmp_path / "o1", "--json").output)
-    assert [f["order"] for f in only_n0["records"][0]["fem_orders"]] == [1]
+    assert [f["order"] for f in only_n0["records"][0]["fem_orders"]] == [0]
     assert payload["records"][0]["runs"]["fdnn"]["speedup_vs_fem"] is None
 
 
@@ -116,7 +116,7 @@ def test_evaluate_with_vtk_plots_and_report(runs, tmp_path):
         for _, name in entries:
             mesh = meshio.read(out / "vtk" / name)
             for key in ("u_exact", "u_nn", "u_nn_fdnn", "u_fem", "error_nn", "error_fem",
-                        "u_fem2", "error_fem2"):
+                        "u_fem1", "error_fem1"):
                 assert key in mesh.point_data
             assert mesh.point_data["u_nn"].shape == (len(mesh.points), 3)
             np.testing.assert_allclose(
@@ -129,7 +129,7 @@ def test_evaluate_with_vtk_plots_and_report(runs, tmp_path):
         assert name in pngs
     page = (out / "index.html").read_text()
     assert "src='plots/error_vs_h.png'" in page
-    assert "Fastest FEM at equal error" in page and "order 2 error" in page
+    assert "Fastest FEM at equal error" in page and "complete linear error" in page
     payload = json.loads((out / "evaluation.json").read_text())
     assert payload["outputs"]["report"].endswith("index.html")
     assert set(payload["figures"]["figures"]) >= {"error_vs_h", "slice_error"}
@@ -183,8 +183,8 @@ def test_bad_options_exit_2(runs, tmp_path):
 
     cases = [(["--domain", "torus"], "unknown domain"), (["--levels", "3-1"], "inverted"),
              (["--slice", "w=2"], "--slice"), (["--fem", "exact"], None),
-             (["--fem-order", "3"], "unknown FEM order '3'; choose one of: 1, 2"),
-             (["--fem-order", "1,,2"], "comma-separated")]
+             (["--fem-order", "2"], "unknown FEM order '2' for the skfem backend"),
+             (["--fem-order", "0,,1"], "comma-separated")]
     if not torch.cuda.is_available():
         cases.append((["--device", "cuda"], "no CUDA device"))
     for args, fragment in cases:
@@ -203,7 +203,7 @@ def test_failure_during_evaluation_leaves_no_partial_output(runs, tmp_path, monk
     real = evaluation.fem_baseline
     calls = []
 
-    def failing(mesh, problem, method, solver, order=1):
+    def failing(mesh, problem, method, solver, order=0):
         calls.append(1)
         if len(calls) == 3:  # level 1 done (its .vtu written), level 2 fails
             raise SolverError("CG did not converge (stand-in failure)")
@@ -264,7 +264,7 @@ def test_python_evaluate_reproduces_the_cli_report(runs, tmp_path):
     import surrogate
     from surrogate.evaluation.static.options import EvaluationOptions
 
-    args = ["--domain", "cube", "--levels", "1-2", "--fem", "solve", "--fem-order", "1"]
+    args = ["--domain", "cube", "--levels", "1-2", "--fem", "solve", "--fem-order", "0"]
     cli_out = tmp_path / "cli"
     result = _invoke("evaluate", runs["resnet"], runs["fdnn"], *args, "--out", cli_out,
                      "--report", "-q")
@@ -272,7 +272,7 @@ def test_python_evaluate_reproduces_the_cli_report(runs, tmp_path):
     api_out = tmp_path / "api"
     done = surrogate.evaluate([runs["resnet"], runs["fdnn"]],
                               EvaluationOptions(domains=("cube",), levels=(1, 2), fem="solve",
-                                                fem_orders=(1,)),
+                                                fem_orders=(0,)),
                               out=api_out, report=True)
     assert done.kind == "pointwise" and done.files["report"] == api_out / "index.html"
 
@@ -295,7 +295,7 @@ def test_python_evaluate_reproduces_the_cli_report(runs, tmp_path):
 def test_python_evaluate_refuses_options_of_the_other_kind(runs, tmp_path):
     from surrogate.core.errors import InputError
     from surrogate.evaluation.api import evaluate
-    from surrogate.evaluation.sequence.measure import SequenceEvaluationOptions
+    from surrogate.evaluation.sequence.options import SequenceEvaluationOptions
 
     with pytest.raises(InputError, match="give EvaluationOptions"):
         evaluate([runs["fdnn"]], SequenceEvaluationOptions(), out=tmp_path / "x")

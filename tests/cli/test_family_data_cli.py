@@ -64,7 +64,6 @@ def test_workers_and_resume_write_the_serial_file(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("args, toml, message", [
-    (["--family", "nope"], None, "unknown family 'nope'; choose one of: radial, inclusion"),
     (["--problems", "2"], None, "need at least 3 problems"),
     (["--sampler", "grid"], None, "unknown sampler 'grid'"),
     ([], "box = [[2.0, 1.0], [0.5, 2], [0.5, 2], [0.5, 1.5], [-2, 2], [-1, 1]]\n",
@@ -83,6 +82,27 @@ def test_bad_input_is_one_line_exit_2(tmp_path, args, toml, message):
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and message in lines[0], result.stderr
     assert not out.exists()
+
+
+def test_an_unknown_family_is_refused_with_the_registry_names(tmp_path):
+    result = runner.invoke(app, ["gen-data", "maxwell-family", "--family", "nope", "-o",
+                                 str(tmp_path / "x.h5")])
+    assert result.exit_code == 2 and "'nope' is not one of 'radial', 'inclusion'" in \
+        " ".join(result.output.replace("│", " ").split())
+    (tmp_path / "r.toml").write_text('family = "nope"\n')
+    result = runner.invoke(app, ["gen-data", "maxwell-family", "--recipe",
+                                 str(tmp_path / "r.toml"), "-o", str(tmp_path / "x.h5")])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "error: unknown family 'nope'; choose one of: radial, " \
+        "inclusion"
+
+
+def test_family_help_names_the_registered_families():
+    from surrogate.fem.families.registry import family_names
+
+    result = runner.invoke(app, ["gen-data", "maxwell-family", "--help"],
+                           env={"COLUMNS": "300"})
+    assert "--family" in result.stdout and "|".join(family_names()) in result.stdout
 
 
 def test_help_lists_the_flags_and_examples():

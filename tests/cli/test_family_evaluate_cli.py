@@ -76,7 +76,7 @@ def test_evaluate_family_writes_break_even_report_and_pareto(family_runs, tmp_pa
                 assert term in median
             assert median["fem"]["label"].startswith("order ")
     sources = {r["source"] for r in summary["error_table"]["cube"]}
-    assert {"N0 mixed solve L1", "N0 mixed solve L2", "order-2 mixed solve L2",
+    assert {"N0 mixed solve L1", "N0 mixed solve L2", "complete linear mixed solve L2",
             "N0 best approx. L2", "params", "fields"} <= sources
     assert (out / "plots" / "pareto_cube.png").stat().st_size > 1000
     page = (out / "index.html").read_text()

@@ -1,6 +1,7 @@
 """`surrogate fem convergence` through CliRunner with the real app."""
 
 import json
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -15,10 +16,11 @@ def test_convergence_table_and_json(tmp_path):
     result = runner.invoke(app, ["fem", "convergence", "--domain", "cube", "--levels", "1-3",
                                  "--method", "best", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "N0 best on cube" in result.output and f"wrote {out}" in result.output
+    assert "skfem order 0 (N0) best on cube" in result.output and f"wrote {out}" in result.output
     payload = json.loads(out.read_text())
-    assert payload["options"] == {"domain": "cube", "levels": [1, 2, 3], "order": 1,
-                                  "method": "best", "solver": "auto", "problem": "maxwell"}
+    assert payload["options"] == {"domain": "cube", "levels": [1, 2, 3], "backend": "skfem",
+                                  "order": 0, "method": "best", "solver": "auto",
+                                  "problem": "maxwell", "threads": 1}
     rows = payload["rows"]
     assert [r["level"] for r in rows] == [1, 2, 3]
     assert rows[0]["l2_rate"] is None and rows[2]["curl_l2_rate"] > 0.9
@@ -40,24 +42,53 @@ def test_convergence_json_quiet_and_solver(tmp_path):
     assert quiet.exit_code == 0 and quiet.stdout == ""
 
 
-def test_convergence_order_2_rates_through_the_cli():
-    """Order 2 (complete linear): L² rate ≈ 2, curl rate ≈ 1 on the cube, 2 DOFs per edge."""
-    result = runner.invoke(app, ["fem", "convergence", "--order", "2", "--levels", "1-3",
+def test_convergence_order_1_rates_through_the_cli():
+    """Order 1 (complete linear): L² rate ≈ 2, curl rate ≈ 1 on the cube, 2 DOFs per edge."""
+    result = runner.invoke(app, ["fem", "convergence", "--order", "1", "--levels", "1-3",
                                  "--method", "solve", "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     rows = payload["rows"]
-    assert payload["options"]["order"] == 2 and [r["order"] for r in rows] == [2, 2, 2]
+    assert payload["options"]["order"] == 1 and [r["order"] for r in rows] == [1, 1, 1]
     assert [r["ndofs"] for r in rows] == [196, 1208, 8368]
     assert min(r["l2_rate"] for r in rows[1:]) >= 1.9
     assert all(0.9 <= r["curl_l2_rate"] <= 1.2 for r in rows[1:])
     assert rows[0]["solver"]["method"] == "direct-split"
-    table = runner.invoke(app, ["fem", "convergence", "--order", "2", "--levels", "1"])
-    assert "order-2 Nédélec best on cube" in table.output
+    table = runner.invoke(app, ["fem", "convergence", "--order", "1", "--levels", "1"])
+    assert "skfem order 1 (complete linear) best on cube" in table.output
+
+
+def test_ngsolve_complete_quadratic_reaches_n0_level_5s_error_on_level_1():
+    """`--backend ngsolve --order 2` (complete quadratic): ≤ 0.17 % relative L² on the cube's
+    level 1 (N0 level 5's error) and observed L² rates ≥ 2.8 over levels 1–3."""
+    pytest.importorskip("ngsolve")
+    result = runner.invoke(app, ["fem", "convergence", "--domain", "cube", "--levels", "1-3",
+                                 "--backend", "ngsolve", "--order", "2", "--method", "solve",
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    rows = payload["rows"]
+    assert payload["options"]["backend"] == "ngsolve" and payload["options"]["order"] == 2
+    assert rows[0]["relative_l2_error"] <= 0.0017
+    assert min(r["l2_rate"] for r in rows[1:]) >= 2.8
+    assert all(r["solver"]["threads"] == 1 and r["solver"]["residual"] < 1e-9 for r in rows)
+
+
+def test_asking_for_a_missing_ngsolve_is_one_line_and_exit_2(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ngsolve", None)
+    result = runner.invoke(app, ["fem", "convergence", "--backend", "ngsolve", "--order", "2",
+                                 "--method", "solve", "--levels", "1"])
+    assert result.exit_code == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "pip install 'surrogate[ngsolve]'" in lines[0], result.stderr
+    plain = runner.invoke(app, ["fem", "convergence", "--levels", "1", "--quiet"])
+    assert plain.exit_code == 0
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--order", "3"], "unknown FEM order '3'; choose one of: 1, 2"),
+    (["--order", "2"], "unknown FEM order '2' for the skfem backend; choose one of: 0 = N0, "
+                       "1 = complete linear"),
+    (["--backend", "fenics"], "unknown FEM backend 'fenics'"),
     (["--order", "two"], "unknown FEM order 'two'"),
     (["--domain", "torus"], "unknown domain 'torus'"),
     (["--levels", "0-2"], "levels start at 1"),
@@ -81,3 +112,4 @@ def test_help_has_example_and_choices():
     assert result.exit_code == 0
     assert "Example: surrogate fem convergence" in result.output
     assert "[best|solve]" in result.output and "[auto|direct|iterative]" in result.output
+    assert "[skfem|ngsolve]" in result.output

@@ -2,12 +2,12 @@
 end, config files with flag overrides, one-line errors with exit 2, Ctrl-C with exit 130."""
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from surrogate.cli.app import app
-from surrogate.cli.commands.train import ActivationName, Arch
 
 runner = CliRunner()
 TINY = ["--depth", "3", "--width", "6", "--epochs", "12", "--quiet"]
@@ -26,10 +26,18 @@ def data(tmp_path_factory):
 
 
 def test_choices_match_the_registry():
+    import typing
+
     from surrogate.models.registry import activation_names, all_architecture_names
 
-    assert sorted(a.value for a in Arch) == all_architecture_names()
-    assert sorted(a.value for a in ActivationName) == activation_names()
+    fit = next(c.callback for c in app.registered_commands if c.name == "fit")
+    choices = {}
+    for option in fit.config_options:
+        kind = typing.get_args(typing.get_args(option.annotation)[0])[0]
+        if hasattr(kind, "__members__"):
+            choices[option.name] = sorted(member.value for member in kind)
+    assert choices["arch"] == all_architecture_names()
+    assert choices["activation"] == activation_names()
 
 
 def test_fit_then_prune_end_to_end(data, tmp_path):
@@ -76,7 +84,7 @@ def test_config_file_with_flag_overrides_is_written_into_the_run(data, tmp_path)
     (["--tau", "abc"], "tau must be 'learned' or a number > 0"),
     (["--epochs", "0"], "epochs must be an integer >= 1"),
     (["--arch", "frac-dnn", "--gamma", "1.5"], "gamma must lie in (0, 1)"),
-    (["--gamma", "0.3"], "gamma is not supported by arch 'resnet'"),
+    (["--gamma", "0.3"], "--gamma applies to arch frac-dnn, not 'resnet'"),
     (["--resume"], "no checkpoint to resume from"),
 ])
 def test_bad_fit_input_is_one_line_and_exit_2(data, tmp_path, args, message):
@@ -136,7 +144,8 @@ def test_skew_weights_flag_lands_in_config_json_and_the_loaded_run(data, tmp_pat
     assert run.model_config.skew_weights and bool((weight == -weight.T).all())
     result = runner.invoke(app, ["fit", str(data), "--arch", "densenet", "--skew-weights",
                                  "-o", str(tmp_path / "d"), *TINY])
-    assert result.exit_code == 2 and "skew_weights is not supported by arch 'densenet'" in \
+    assert result.exit_code == 2 and \
+        "--skew-weights applies to arch resnet, implicit-resnet, not 'densenet'" in \
         result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
@@ -173,5 +182,29 @@ def test_step_lipschitz_flag_lands_in_config_json_and_the_loaded_run(data, tmp_p
     assert all(0.5 * float(torch.linalg.matrix_norm(w, ord=2)) <= 0.25 + 1e-6 for w in weights)
     result = runner.invoke(app, ["fit", str(data), "--arch", "densenet", "--step-lipschitz",
                                  "0.5", "-o", str(tmp_path / "d"), *TINY])
-    assert result.exit_code == 2 and "step_lipschitz is not supported by arch 'densenet'" in \
+    assert result.exit_code == 2 and \
+        "--step-lipschitz applies to arch resnet, ck-net, not 'densenet'" in \
         result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_resume_without_out_continues_the_run_of_the_data_whatever_its_arch(data, tmp_path,
+                                                                            monkeypatch):
+    """Bug: ``fit DATA --resume`` looked in runs/resnet, not where a frac-dnn run was written."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["fit", str(data), "--arch", "frac-dnn", "--depth", "2",
+                                 "--width", "4", "--epochs", "2", "-q"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "runs" / "frac-dnn" / "checkpoint.pt").is_file()
+    result = runner.invoke(app, ["fit", str(data), "--resume", "--epochs", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.stdout)
+    assert metrics["path"] == str(Path("runs") / "frac-dnn") and metrics["epochs_run"] == 4
+    # the first command line plus --resume continues it too (--arch names runs/<arch>)
+    result = runner.invoke(app, ["fit", str(data), "--arch", "frac-dnn", "--resume",
+                                 "--epochs", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["epochs_run"] == 5
+    result = runner.invoke(app, ["fit", str(data), "--arch", "resnet", "--resume", "-o",
+                                 str(Path("runs") / "frac-dnn")])
+    assert result.exit_code == 2
+    assert "runs/frac-dnn holds a frac-dnn run, not resnet" in result.stderr

@@ -70,7 +70,7 @@ def run(data):
 @pytest.fixture
 def no_work(monkeypatch):
     """Fail the test if a command gets past its output checks."""
-    import surrogate.evaluation.api as evaluation
+    import surrogate.evaluation.static.measure as evaluation
     import surrogate.training.loop as training
     from surrogate.datasets import generators
 

@@ -72,8 +72,8 @@ def test_json_output_and_a_chosen_set(seq_run, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--levels", "1-2"], "--levels apply to pointwise runs"),
-    (["--domain", "cube", "--fem", "solve"], "--domain, --fem apply to pointwise runs"),
+    (["--levels", "1-2"], "--levels applies to pointwise, family runs, not to these sequence runs"),
+    (["--domain", "cube", "--fem", "solve"], "--domain applies to pointwise, family runs"),
     (["--horizon-factor", "1"], "--horizon-factor must be a number > 1"),
     (["--material-range", "rho=1,2"], "expected NAME=LOW,HIGH"),
     (["--sample", "9", "--vtk", "V"], "--sample 9: expected 0 <= sample < 1"),
@@ -104,7 +104,8 @@ def test_sequence_options_are_refused_for_pointwise_runs(tmp_path):
     assert result.exit_code == 0, result.output
     result = _invoke("evaluate", tmp_path / "run", "--horizon-factor", "3", "--fresh", "2",
                      "--out", tmp_path / "o")
-    _one_line_error(result, "--horizon-factor, --fresh apply to sequence runs only")
+    _one_line_error(result, "--horizon-factor, --fresh apply to sequence runs, not to these "
+                    "pointwise runs")
 
 
 def test_help_shows_a_sequence_example():

@@ -95,9 +95,10 @@ def test_help_shows_a_sequence_example():
     (["--arch", "resnet"], "arch 'resnet' trains on pointwise datasets"),
     (["--arch", "lem", "--lambda1", "0.1"], "arch 'lem' has no τ-layers: lambda1 must stay 0"),
     (["--arch", "lstm", "--learn-dt"], "learn_dt applies to arch 'lem' and 'cornn' only"),
-    (["--arch", "lem", "--width", "8"], "unknown sequence model config key(s): width"),
+    (["--arch", "lem", "--width", "8"], "--width applies to arch resnet, frac-dnn, densenet, "
+                                        "implicit-resnet, ck-net, ode-net, not 'lem'"),
     (["--arch", "cornn", "--cornn-gamma", "-1"], "gamma must be > 0"),
-    (["--arch", "cornn", "--gamma", "0.5"], "coRNN's γ is --cornn-gamma"),
+    (["--arch", "cornn", "--gamma", "0.5"], "(cornn's gamma is --cornn-gamma)"),
 ])
 def test_bad_sequence_combinations_exit_2_with_one_line(tiny_seq, tmp_path, args, message):
     result = runner.invoke(app, ["fit", str(tiny_seq), "-o", str(tmp_path / "x"),

@@ -7,8 +7,8 @@ import pytest
 from surrogate.core.errors import InputError
 from surrogate.fem.convergence import check_study_options, convergence_study, observed_rate
 
-ROW_KEYS = {"order", "level", "h", "n_tets", "ndofs", "l2_error", "curl_l2_error", "l2_rate",
-            "curl_l2_rate", "seconds", "timings", "solver"}
+ROW_KEYS = {"backend", "order", "level", "h", "n_tets", "ndofs", "l2_error", "relative_l2_error",
+            "curl_l2_error", "l2_rate", "curl_l2_rate", "seconds", "timings", "solver"}
 
 
 def _assert_first_order(rows, levels):

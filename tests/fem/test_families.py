@@ -155,23 +155,24 @@ def test_sensor_layout_lies_in_the_cylinder_and_on_its_boundary():
 
 
 def test_inclusion_truth_converges_towards_the_finer_solve():
-    """Order 2 on levels 1, 2 and N0 on levels 1, 2 against the truth, order 2 on level 3 (the
-    truth's own error against order 2 on level 4: benchmarks/inclusion_truth.py)."""
+    """Complete linear (order 1) on levels 1, 2 and N0 on levels 1, 2 against the truth,
+    complete linear on level 3 (the truth's own error against complete linear on level 4:
+    benchmarks/inclusion_truth.py)."""
     family = get_family("inclusion")
     problem = family.problem(np.array([0.1, -0.1, 0.5, 0.25, 8.0, -0.2, 0.1, 0.5]))
-    truth = fem_truth(problem, "cylinder")  # the defaults: order 2 on level 3
-    assert truth.order == 2 and truth.ndofs == 23872
+    truth = fem_truth(problem, "cylinder")  # the defaults: complete linear on level 3
+    assert truth.order == 1 and truth.ndofs == 23872
     rel = {(order, level): np.divide(*l2_difference(
         fem_truth(problem, "cylinder", level, order=order), truth))
-        for order in (1, 2) for level in (1, 2)}
-    assert rel[(2, 2)] < 0.45 * rel[(2, 1)]  # measured 0.158 / 0.454: rate ≈ 1.5
-    assert rel[(1, 2)] < 0.6 * rel[(1, 1)]  # measured 0.346 / 0.621
-    assert rel[(2, 2)] < 0.6 * rel[(1, 2)]  # order 2 beats N0 on the same mesh
-    assert 0.05 < rel[(2, 2)] < 0.3
+        for order in (0, 1) for level in (1, 2)}
+    assert rel[(1, 2)] < 0.45 * rel[(1, 1)]  # measured 0.158 / 0.454: rate ≈ 1.5
+    assert rel[(0, 2)] < 0.6 * rel[(0, 1)]  # measured 0.346 / 0.621
+    assert rel[(1, 2)] < 0.6 * rel[(0, 2)]  # complete linear beats N0 on the same mesh
+    assert 0.05 < rel[(1, 2)] < 0.3
 
 
-def test_truth_order_must_be_1_or_2():
+def test_truth_order_must_be_0_or_1():
     problem = get_family("inclusion").problem(get_family("inclusion").sample(1, 0)[0])
-    for order in (3, 0, True, 2.0):
-        with pytest.raises(InputError, match="truth order must be 1 \\(N0\\) or 2"):
+    for order in (2, -1, True, 1.0):
+        with pytest.raises(InputError, match="truth order must be 0 \\(N0\\) or 1"):
             fem_truth(problem, "cylinder", 1, order=order)

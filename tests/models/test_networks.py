@@ -8,9 +8,10 @@ import pytest
 import torch
 
 from surrogate.core.errors import InputError
-from surrogate.models.adjoint import fractional_adjoint, resnet_adjoint
 from surrogate.models.fractional_dnn import _FractionalTrajectory
 from surrogate.models.registry import ARCHITECTURES, build_model, model_config
+
+from .adjoint_reference import fractional_adjoint, resnet_adjoint
 
 
 def own_fields(arch, **options):

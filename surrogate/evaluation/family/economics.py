@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -155,11 +154,6 @@ def break_even_table(candidates_per_problem: Sequence[Sequence[FemCandidate]],
     return out
 
 
-def candidate_dict(candidate: FemCandidate) -> dict[str, Any]:
-    """JSON-safe dict of a candidate with its label."""
-    return {**asdict(candidate), "label": candidate.label}
-
-
-__all__ = ["QUERY_KINDS", "break_even", "break_even_table", "candidate_dict", "describe",
+__all__ = ["QUERY_KINDS", "break_even", "break_even_table", "describe",
            "distribution", "median_all_text", "median_counting_never", "median_index",
            "problem_break_even"]

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
+from surrogate.fem.families.family import FamilyProblem, SphericalInterface
 
 INTERFACE_BAND = 2.0
 """Half-width of the near-interface band in mesh sizes h of the level."""
@@ -64,7 +65,7 @@ class Reference:
     regions: dict[str, np.ndarray] = field(repr=False)
 
 
-def reference(problem: Any, geometry: LevelGeometry, truth: Any | None) -> Reference:
+def reference(problem: FamilyProblem, geometry: LevelGeometry, truth: Any | None) -> Reference:
     """u_ref (exact, or ``truth.values_at``) and the region masks on ``geometry``."""
     if truth is None:
         values = np.asarray(problem.u(geometry.points), dtype=float)
@@ -81,16 +82,13 @@ def reference(problem: Any, geometry: LevelGeometry, truth: Any | None) -> Refer
     return Reference(values, keep, regions)
 
 
-def interface_distance(problem: Any, points: np.ndarray) -> np.ndarray | None:
-    """Distance of ``points`` to the problem's material interface: its
-    ``interface_distance(points)``, or | |x − c| − R | for a spherical inclusion (``centre``,
-    ``radius``); None for a problem without an interface."""
-    if hasattr(problem, "interface_distance"):
-        return np.asarray(problem.interface_distance(points), dtype=float)
-    centre, radius = getattr(problem, "centre", None), getattr(problem, "radius", None)
-    if centre is None or radius is None:
+def interface_distance(problem: FamilyProblem, points: np.ndarray) -> np.ndarray | None:
+    """Distance | |x − c| − R | of ``points`` to a :class:`SphericalInterface` (centre c,
+    radius R); None for a problem without a material interface."""
+    if not isinstance(problem, SphericalInterface):
         return None
-    return np.abs(np.linalg.norm(points - np.asarray(centre)[None, :], axis=1) - float(radius))
+    distance = np.linalg.norm(points - np.asarray(problem.centre)[None, :], axis=1)
+    return np.abs(distance - float(problem.radius))
 
 
 def relative_errors(values: np.ndarray, ref: Reference, weights: np.ndarray
@@ -110,11 +108,8 @@ def relative_errors(values: np.ndarray, ref: Reference, weights: np.ndarray
 
 
 def at_quadrature(solution: Any, intorder: int) -> np.ndarray:
-    """u_h of an N0 or order-2 solution at ``quadrature_rule(mesh, intorder)``'s points."""
-    if getattr(solution, "order", 1) == 2:
-        from surrogate.fem.hcurl.complete_linear_eval import fields_at_quadrature
-
-        return np.concatenate([v for v, _ in fields_at_quadrature(solution, intorder)])
+    """u_h of a solution of any backend and order at ``quadrature_rule(mesh, intorder)``'s
+    points."""
     return solution.values_at_quadrature(intorder)
 
 
@@ -124,27 +119,19 @@ def fem_methods(has_exact: bool) -> tuple[str, ...]:
 
 
 def fem_solution(mesh: Any, problem: Any, method: str, order: int, solver: str,
-                 family: Any, domain: str, level: int) -> tuple[Any, float]:
-    """(solution, seconds mesh → u_h) of one Nédélec baseline; a FEM-truth family's mixed
-    solve (either order) is its ``fem_truth`` on that level: u × n = 0 is its exact
-    boundary data."""
-    from surrogate.fem.hcurl import n0
+                 family: Any, domain: str, level: int, *, backend: str = "skfem",
+                 rtol: float = 1e-10) -> tuple[Any, float]:
+    """(solution, seconds mesh → u_h) of one FEM baseline ``(backend, order)`` from the
+    registry, with ``solver`` and ``rtol`` as given; a FEM-truth family's mixed solve has
+    u × n = 0 (its exact boundary data) on ``mesh`` (= ``domain`` at ``level``)."""
+    from surrogate.fem.families.truth import with_boundary_data
+    from surrogate.fem.hcurl.registry import fem_method
 
+    if not family.has_exact and method != "solve":
+        raise InputError(f"family {family.name!r}: only the mixed solve is available")
     start = time.perf_counter()
-    if not family.has_exact:
-        from surrogate.fem.families import fem_truth
-
-        if method != "solve":
-            raise InputError(f"family {family.name!r}: only the mixed solve is available")
-        solution = fem_truth(problem, domain, level, order=order)
-    elif order == 2:
-        from surrogate.fem.hcurl.complete_linear import best_approximation2, solve_maxwell2
-
-        fn = best_approximation2 if method == "best" else solve_maxwell2
-        solution = fn(mesh, problem, solver="auto" if solver == "iterative" else solver)
-    else:
-        fn = n0.best_approximation if method == "best" else n0.solve_maxwell
-        solution = fn(mesh, problem, solver=solver)
+    solution = fem_method(backend, order).run(mesh, with_boundary_data(problem), method=method,
+                                              solver=solver, rtol=rtol)
     wall = time.perf_counter() - start
     timings = getattr(solution, "timings", None) or {}
     return solution, float(sum(timings.values())) if timings else wall

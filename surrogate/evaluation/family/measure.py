@@ -5,7 +5,7 @@ of its width per side) with a seed the training data did not use. Each member is
 the test domains (a family with a closed-form u: the cube by default, any built-in domain;
 a FEM-truth family: its training domain, u_ref = the fine solve ``fem_truth``) at every
 level: the relative L² error ‖u_ref − v‖/‖u_ref‖ by quadrature of each surrogate and of
-the Nédélec baselines (N0 and order 2, best approximation and mixed solve), over the whole
+the Nédélec baselines (N0 and complete linear, best approximation and mixed solve), over the whole
 domain, inside / outside the training domain and, with an interface, near / away from it
 (:mod:`surrogate.evaluation.family.fem`). The surrogate's time per query is measured for the
 whole field (network rows at the finest mesh's nodes + inference) and for u at the probe
@@ -33,6 +33,7 @@ from surrogate.evaluation.family.fem import (
     relative_errors,
 )
 from surrogate.evaluation.family.options import FamilyEvaluationOptions
+from surrogate.fem.families.family import Family, FamilyProblem
 from surrogate.fem.families.truth import truth_description
 
 ProgressCallback = Callable[[int, int, str], None]
@@ -84,7 +85,7 @@ class FamilyPredictor:
                                  "sensor layout") from None
         return cls(label, run, kind, sensors, batch_size)
 
-    def __call__(self, points: np.ndarray, problem: Any) -> np.ndarray:
+    def __call__(self, points: np.ndarray, problem: FamilyProblem) -> np.ndarray:
         """u_NN (n, 3) at ``points`` (n, 3) for ``problem``: rows (incl. sensor values) + net."""
         from surrogate.fem.families import sensor_values
         from surrogate.training.family_inputs import network_inputs
@@ -93,7 +94,7 @@ class FamilyPredictor:
         rows = network_inputs(self.kind, points, problem, sensor_values=values)
         return np.asarray(self.run.predict(rows, batch_size=self.batch_size), dtype=float)
 
-    def seconds(self, points: np.ndarray, problem: Any, repeats: int) -> float:
+    def seconds(self, points: np.ndarray, problem: FamilyProblem, repeats: int) -> float:
         """Median wall time of one query at ``points`` (rows and inference included)."""
         times = []
         for _ in range(repeats):
@@ -174,30 +175,43 @@ def draw_problems(family: Any, runs: Sequence[Any], options: FamilyEvaluationOpt
 
 def truth_choice(run: Any, levels: Sequence[int], requested: int | None = None
                  ) -> tuple[int, int]:
-    """(order, level) of the FEM truth: the run's recorded ones (order 1 when unrecorded:
-    files before ``truth_order`` hold N0 truths; ``requested`` replaces the recorded level,
+    """(order, level) of the FEM truth (the toolkit's order naming): the run's recorded ones
+    (:func:`recorded_truth_order`; ``requested`` replaces the recorded level,
     ``--truth-level``), the level raised so that the truth is a
-    better space than every evaluated level of the same order and N0 ones. Order 2 on
-    level L is more accurate than N0 on level L + 1 (inclusion, cylinder: 0.034 against
-    0.088, fem/families/truth.py), so level = max(recorded, max N0 level − 1); an order-1
-    truth takes max(recorded, max level + 1). Order-2 baselines run below an order-2
-    truth's level only (:func:`order2_levels`)."""
+    better space than every evaluated level of the same order and N0 ones. Complete linear
+    on level L is more accurate than N0 on level L + 1 (inclusion, cylinder: 0.034 against
+    0.088, fem/families/truth.py), so level = max(recorded, max N0 level − 1); an N0
+    truth takes max(recorded, max level + 1). Complete-linear baselines run below a
+    complete-linear truth's level only (:func:`higher_order_levels`)."""
     from surrogate.fem.families import TRUTH_LEVEL
 
-    order = int(_recorded(run, "truth_order") or 1)
+    order = recorded_truth_order(run)
     recorded = int(requested or _recorded(run, "truth_level") or TRUTH_LEVEL)
-    return order, max(recorded, max(levels) - 1 if order == 2 else max(levels) + 1)
+    return order, max(recorded, max(levels) - 1 if order >= 1 else max(levels) + 1)
 
 
-def order2_levels(levels: Sequence[int], options: FamilyEvaluationOptions,
-                  truth: tuple[int, int] | None) -> list[int]:
-    """Levels of the order-2 baselines: ≤ ``order2_max_level``; with a FEM truth only below
-    an order-2 truth's level (none against an N0 truth: it is less accurate than them)."""
-    if 2 not in options.orders:
+def recorded_truth_order(run: Any) -> int:
+    """The order of the run's data truth in the toolkit's naming: ``truth_fem_order``, else
+    a legacy ``truth_order`` (1 = N0, 2 = complete linear), else 0 (older data: N0)."""
+    from surrogate.fem.hcurl.registry import order_from_legacy
+
+    order = _recorded(run, "truth_fem_order")
+    if order is not None:
+        return int(order)
+    legacy = _recorded(run, "truth_order")
+    return 0 if legacy is None else order_from_legacy(int(legacy))
+
+
+def higher_order_levels(levels: Sequence[int], options: FamilyEvaluationOptions,
+                        truth: tuple[int, int] | None) -> list[int]:
+    """Levels of the complete-linear baselines: ≤ ``higher_order_max_level``; with a FEM truth
+    only below a complete-linear truth's level (none against an N0 truth: it is less accurate
+    than them)."""
+    if max(options.orders) < 1:
         return []
-    top = options.order2_max_level
+    top = options.higher_order_max_level
     if truth is not None:
-        top = min(top, truth[1] - 1) if truth[0] == 2 else 0
+        top = min(top, truth[1] - 1) if truth[0] >= 1 else 0
     return [level for level in levels if level <= top]
 
 
@@ -254,21 +268,23 @@ def _notes(family: Any, options: FamilyEvaluationOptions, levels: Sequence[int],
            truth: tuple[int, int] | None) -> list[str]:
     notes = ["FEM time per query = basis + assembly + solve (mesh → u_h); the probe query "
              "pays the same FEM time (the FEM solves the whole problem)"]
-    order2 = order2_levels(levels, options, truth)
-    if 2 in options.orders and truth is None:
-        notes.append(f"order-2 Nédélec runs on levels ≤ {options.order2_max_level}")
-    elif 2 in options.orders and order2:
-        notes.append(f"order-2 Nédélec runs on levels ≤ {max(order2)} (below the truth's "
-                     "level; u × n = 0 is exact boundary data for it)")
-    elif 2 in options.orders:
-        why = "an N0 truth cannot judge" if truth[0] == 1 else "no level below the truth for"
-        notes.append(f"family {family.name!r}: {why} the order-2 space: only N0 is compared")
+    higher = higher_order_levels(levels, options, truth)
+    if max(options.orders) >= 1 and truth is None:
+        notes.append(f"complete-linear Nédélec runs on levels ≤ "
+                     f"{options.higher_order_max_level}")
+    elif max(options.orders) >= 1 and higher:
+        notes.append(f"complete-linear Nédélec runs on levels ≤ {max(higher)} (below the "
+                     "truth's level; u × n = 0 is exact boundary data for it)")
+    elif max(options.orders) >= 1:
+        why = "an N0 truth cannot judge" if truth[0] == 0 else "no level below the truth for"
+        notes.append(f"family {family.name!r}: {why} the complete-linear space: only N0 is "
+                     "compared")
     if truth is not None:
         notes.append(f"u_ref = the {truth_description(*truth, family.training_domain)}")
     return notes
 
 
-def _problem_on_domain(problem: Any, family: Any, domain: str, levels: Sequence[int],
+def _problem_on_domain(problem: FamilyProblem, family: Family, domain: str, levels: Sequence[int],
                        geometries: dict[tuple[str, int], Any], probe_points: np.ndarray,
                        predictors: Sequence[FamilyPredictor], options: FamilyEvaluationOptions,
                        truth: tuple[int, int] | None) -> dict[str, Any]:
@@ -278,7 +294,7 @@ def _problem_on_domain(problem: Any, family: Any, domain: str, levels: Sequence[
         from surrogate.fem.families import fem_truth
 
         truth_solution = fem_truth(problem, domain, truth[1], order=truth[0])
-    order2 = order2_levels(levels, options, truth)
+    higher = higher_order_levels(levels, options, truth)
     out_levels = []
     for level in levels:
         geometry = geometries[(domain, level)]
@@ -287,10 +303,11 @@ def _problem_on_domain(problem: Any, family: Any, domain: str, levels: Sequence[
         for method in fem_methods(family.has_exact):
             record["fem"][method] = {}
             for order in options.orders:
-                if order == 2 and level not in order2:
+                if order >= 1 and level not in higher:
                     continue
                 solution, seconds = fem_solution(geometry.mesh, problem, method, order,
-                                                 options.solver, family, domain, level)
+                                                 options.solver, family, domain, level,
+                                                 rtol=options.rtol)
                 record["fem"][method][str(order)] = fem_entry(solution, seconds, ref,
                                                               geometry, options.intorder)
         for predictor in predictors:
@@ -307,16 +324,13 @@ def _problem_on_domain(problem: Any, family: Any, domain: str, levels: Sequence[
 
 
 
-def load_family_runs(run_dirs: Sequence[Any], options: FamilyEvaluationOptions, *,
-                     vtk: bool = False) -> tuple[list[Any], Any, FamilyEvaluationOptions]:
+def load_family_runs(run_dirs: Sequence[Any], options: FamilyEvaluationOptions
+                     ) -> tuple[list[Any], Any, FamilyEvaluationOptions]:
     """(runs, family, resolved options) of family run directories; every user error first."""
     from surrogate.fem.domains import get_domain
     from surrogate.fem.families import get_family
     from surrogate.runs.load import load_run
 
-    if vtk:
-        raise InputError("--vtk applies to single-problem runs; a family evaluation writes "
-                         "evaluation.json, its figures and the report")
     resolve_inference_device(options.device)
     runs = [load_run(path) for path in run_dirs]
     name = family_of_runs([run.dataset for run in runs])
@@ -349,4 +363,4 @@ def measure_family(runs: Sequence[Any], family: Any, options: FamilyEvaluationOp
 
 __all__ = ["FamilyEvaluation", "FamilyPredictor", "SEED_OFFSET", "draw_problems",
            "evaluate_family_runs", "family_of_runs", "load_family_runs", "measure_family",
-           "order2_levels", "run_facts", "truth_choice"]
+           "higher_order_levels", "recorded_truth_order", "run_facts", "truth_choice"]

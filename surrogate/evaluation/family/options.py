@@ -6,9 +6,19 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from surrogate.core.errors import InputError
+from surrogate.core.typed_config import setting
 from surrogate.evaluation.devices import DEVICE_CHOICES
+from surrogate.evaluation.option_fields import (
+    SOLVER_CHOICES,
+    batch_size_field,
+    device_field,
+    domains_field,
+    fem_orders_field,
+    intorder_field,
+    levels_field,
+    solver_field,
+)
 
-SOLVER_CHOICES = ("auto", "direct", "iterative")
 EXTRAPOLATE_WIDEN = 0.25
 """``--extrapolate``: the box is widened by this fraction of its width on each side."""
 EXACT_LEVELS = (1, 2, 3, 4)
@@ -21,26 +31,38 @@ class FamilyEvaluationOptions:
 
     ``domains``/``levels`` None: the cube and levels 1–4 for a family with an exact solution,
     the training domain and levels 1–3 for a FEM-truth family (:meth:`resolved`). ``orders``:
-    the Nédélec orders of the FEM candidates; order 2 runs on levels ≤ ``order2_max_level``.
+    the orders of the FEM candidates (the toolkit's naming, docs/cli.md: 0 = N0, 1 = complete
+    linear); orders ≥ 1 run on levels ≤ ``higher_order_max_level``. ``solver`` and ``rtol``
+    go to every FEM solve unchanged.
     ``seed`` None: the training data's seed + 1 (a fresh quasi-random draw). ``truth_level``
     None: a FEM-truth family is judged on its data's truth level (raised where an evaluated
     level needs it, :func:`surrogate.evaluation.family.measure.truth_choice`).
     """
 
-    problems: int = 32
-    extrapolate: bool = False
-    domains: tuple[str, ...] | None = None
-    levels: tuple[int, ...] | None = None
-    orders: tuple[int, ...] = (1, 2)
-    order2_max_level: int = 3
-    probes: int = 100
-    seed: int | None = None
-    solver: str = "auto"
-    intorder: int = 4
-    repeats: int = 3
-    batch_size: int | None = None
-    device: str = "cpu"
-    truth_level: int | None = None
+    problems: int = setting(32, doc="Number K of unseen problems drawn from the training "
+                            "parameter box.")
+    extrapolate: bool = setting(False, doc="Draw the unseen problems from the parameter box "
+                                "widened by 25 % of its width per side.")
+    domains: tuple[str, ...] | None = domains_field(
+        None, shown="the cube (closed form) or the training domain (FEM truth)")
+    levels: tuple[int, ...] | None = levels_field(None, shown="1-4 (closed form) or 1-3 (FEM "
+                                                  "truth)")
+    orders: tuple[int, ...] = fem_orders_field((0, 1))
+    higher_order_max_level: int = setting(3, doc="Finest level of the FEM candidates of order ≥ 1.")
+    probes: int = setting(100, doc="Probe points of the probe-query timings.")
+    seed: int | None = setting(None, doc="Seed of the quasi-random draw of the unseen problems "
+                               "(another seed: another K problems, to check a conclusion on a "
+                               "fresh draw).", flag="draw-seed", shown="the data's seed + 1")
+    solver: str = solver_field()
+    rtol: float = setting(1e-10, doc="Relative tolerance of the iterative FEM solves.")
+    intorder: int = intorder_field()
+    repeats: int = setting(3, doc="Repeats of each timing (the fastest counts).")
+    batch_size: int | None = batch_size_field()
+    device: str = device_field()
+    truth_level: int | None = setting(
+        None, doc="Mesh level of the FEM truth (families without a closed form) that judges "
+        "every error (finer than the data's truth: its error is smaller).",
+        shown="the data's truth level")
 
     def __post_init__(self) -> None:
         if self.problems < 1:
@@ -49,8 +71,11 @@ class FamilyEvaluationOptions:
             raise InputError("at least one --domain is needed")
         if self.levels is not None and (not self.levels or min(self.levels) < 1):
             raise InputError(f"levels must be >= 1, got {list(self.levels)}")
-        if not self.orders or not set(self.orders) <= {1, 2}:
-            raise InputError(f"FEM orders must be 1 and/or 2, got {list(self.orders)}")
+        if not self.orders or not set(self.orders) <= {0, 1}:
+            raise InputError(f"FEM orders must be 0 (N0) and/or 1 (complete linear), got "
+                             f"{list(self.orders)}")
+        if not 0 < self.rtol < 1:
+            raise InputError(f"rtol must lie in (0, 1), got {self.rtol}")
         if self.probes < 1:
             raise InputError(f"need at least one probe point, got {self.probes}")
         if self.solver not in SOLVER_CHOICES:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from surrogate.evaluation.figures import pyplot, save_figure
+from surrogate.fem.hcurl.registry import order_name
 
 
 def pareto_figure(pareto: Mapping[str, Any], domain: str, family: str, path: Path) -> Path:
@@ -21,9 +22,9 @@ def pareto_figure(pareto: Mapping[str, Any], domain: str, family: str, path: Pat
               and p["error"] is not None and p["seconds"]]
     for order in sorted({p["order"] for p in solves}):
         points = sorted((p for p in solves if p["order"] == order), key=lambda p: p["level"])
-        name = "N0" if order == 1 else f"order {order}"
+        name = order_name(order)
         ax.loglog([p["seconds"] for p in points], [p["error"] for p in points],
-                  "o-" if order == 1 else "s--", label=f"{name} mixed solve (levels)")
+                  "o-" if order == 0 else "s--", label=f"{name} mixed solve (levels)")
         for p in points:
             ax.annotate(f"L{p['level']}", (p["seconds"], p["error"]), fontsize=8,
                         textcoords="offset points", xytext=(4, 4))

@@ -25,7 +25,9 @@ METHOD_NAMES = {"best": "best approx.", "solve": "mixed solve"}
 
 def fem_source(method: str, order: int, level: int) -> str:
     """Row name of a FEM baseline, e.g. ``"N0 mixed solve L3"``."""
-    space = "N0" if order == 1 else f"order-{order}"
+    from surrogate.fem.hcurl.registry import order_name
+
+    space = order_name(order)
     return f"{space} {METHOD_NAMES.get(method, method)} L{level}"
 
 

@@ -13,11 +13,13 @@ import numpy as np
 
 from surrogate.evaluation.figures import pyplot, save_figure
 
-_ORDER_STYLE = {1: ("k", "s", "N0"), 2: ("C3", "^", "order 2")}
+_ORDER_STYLE = {0: ("k", "s", "N0"), 1: ("C3", "^", "complete linear")}
 
 
 def _style(order: int) -> tuple[str, str, str]:
-    return _ORDER_STYLE.get(order, ("C7", "v", f"order {order}"))
+    from surrogate.fem.hcurl.registry import order_name
+
+    return _ORDER_STYLE.get(order, ("C7", "v", order_name(order)))
 
 
 def fem_order_series(rows: list[Mapping[str, Any]], order: int
@@ -33,7 +35,7 @@ def fem_order_series(rows: list[Mapping[str, Any]], order: int
 
 
 def add_higher_order_lines(ax, rows: list[Mapping[str, Any]], orders: list[int]) -> None:
-    """Error-vs-h lines of the FEM orders above 1, labelled with their observed rate."""
+    """Error-vs-h lines of the FEM orders above 0 (N0), labelled with their observed rate."""
     for order in orders:
         h, err, _ = fem_order_series(rows, order)
         if len(h) == 0:

@@ -4,7 +4,7 @@ For every test domain Ω̃ and mesh level, errors are integrated by quadrature o
 (``quadrature_rule``; not by point sampling):
 
     ‖u − u_NN‖_{L²(Ω̃)}  and  ‖u − u_h‖_{L²(Ω̃)},  u_h (best approximation or solve) in N0
-    (order 1, the paper's baseline) and in the complete-linear order-2 space,
+    (order 0, the paper's baseline) and in the complete-linear space (order 1),
 
 each also split into the part of Ω̃ inside the run's training domain Ω (in-distribution) and
 the part outside (extrapolation) by masking the quadrature weights with ``Ω.contains``.
@@ -80,6 +80,7 @@ class Evaluation:
         """JSON-safe summary (``evaluation.json``): options, runs, records, the fastest FEM at
         each run's error, notes."""
         return {
+            "kind": "pointwise",
             "problem": self.problem,
             "reference": self.reference,
             "options": self.options.to_dict(),
@@ -92,7 +93,7 @@ class Evaluation:
         }
 
 
-def fem_baseline(mesh, problem, method: str, solver: str, order: int = 1):
+def fem_baseline(mesh, problem, method: str, solver: str, order: int = 0):
     """The FEM baseline of ``order`` on ``mesh``: H(curl) best approximation or mixed solve."""
     from surrogate.fem.hcurl.registry import fem_approximation
 
@@ -177,7 +178,7 @@ def evaluate_runs(
             record["fem"], record["fem_orders"] = None, []
             for order in orders:
                 is_reference = (reference_solution is not None and level == finest
-                                and order == 1)
+                                and order == 0)
                 solutions[order] = reference_solution if is_reference else fem_baseline(
                     mesh, problem, method, options.solver, order)
                 record["fem_orders"].append(fem_record(solutions[order], method, is_reference,

@@ -9,11 +9,21 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
+from surrogate.core.typed_config import setting
 from surrogate.evaluation.devices import DEVICE_CHOICES
+from surrogate.evaluation.option_fields import (
+    SOLVER_CHOICES,
+    batch_size_field,
+    device_field,
+    domains_field,
+    fem_orders_field,
+    intorder_field,
+    levels_field,
+    solver_field,
+)
 from surrogate.fem.hcurl.registry import check_order
 
 FEM_CHOICES = ("best", "solve", "none")
-SOLVER_CHOICES = ("auto", "direct", "iterative")
 AXES = {"x": 0, "y": 1, "z": 2, "x1": 0, "x2": 1, "x3": 2}
 AXIS_NAMES = ("x1", "x2", "x3")
 
@@ -22,17 +32,20 @@ AXIS_NAMES = ("x1", "x2", "x3")
 class EvaluationOptions:
     """Resolved options of one evaluation (written into ``evaluation.json``)."""
 
-    domains: tuple[str, ...] = ("cube",)
-    levels: tuple[int, ...] = (1, 2, 3, 4)
-    fem: str = "best"
-    fem_orders: tuple[int, ...] = (1, 2)
-    solver: str = "auto"
-    intorder: int = 4
-    slice_axis: int = 2
-    slice_value: float = 0.5
-    slice_resolution: int = 201
-    batch_size: int | None = None
-    device: str = "cpu"
+    domains: tuple[str, ...] = domains_field(("cube",))
+    levels: tuple[int, ...] = levels_field((1, 2, 3, 4), shown="1-4")
+    fem: str = setting("best", doc="N0 baseline: H(curl) best approximation, the mixed solve, "
+                       "or none.", choices=FEM_CHOICES)
+    fem_orders: tuple[int, ...] = fem_orders_field((0, 1))
+    solver: str = solver_field()
+    intorder: int = intorder_field()
+    slice_axis: int = setting(2, doc="Plane of the slice figures, AXIS=VALUE.", flag="slice",
+                              parse=lambda text: slice_fields(text), shown="z=0.5")
+    slice_value: float = setting(0.5, doc="Where the slice plane cuts its axis (set by --slice).",
+                                 cli=False)
+    slice_resolution: int = setting(201, doc="Points per side of the slice figures' grid.")
+    batch_size: int | None = batch_size_field()
+    device: str = device_field()
 
     def __post_init__(self) -> None:
         if not self.domains:
@@ -43,7 +56,7 @@ class EvaluationOptions:
             raise InputError(f"unknown FEM baseline {self.fem!r}; choose one of: "
                              f"{', '.join(FEM_CHOICES)}")
         if not self.fem_orders:
-            raise InputError("at least one FEM order is needed (1, 2 or both)")
+            raise InputError("at least one FEM order is needed (0, 1 or both)")
         for order in self.fem_orders:
             check_order(order)
         if self.solver not in SOLVER_CHOICES:
@@ -82,5 +95,11 @@ def parse_slice(text: str) -> tuple[int, float]:
     return axis, number
 
 
+def slice_fields(text: str) -> dict[str, Any]:
+    """``--slice z=0.5`` as the fields it sets: ``slice_axis`` and ``slice_value``."""
+    axis, value = parse_slice(text)
+    return {"slice_axis": axis, "slice_value": value}
+
+
 __all__ = ["AXES", "AXIS_NAMES", "EvaluationOptions", "FEM_CHOICES", "SOLVER_CHOICES",
-           "parse_slice"]
+           "parse_slice", "slice_fields"]

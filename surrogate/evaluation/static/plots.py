@@ -46,7 +46,7 @@ def plot_error_vs_h(evaluation: Mapping[str, Any], path: str | Path) -> Path:
     for ax, domain in zip(axes[0], domains, strict=True):
         rows = sorted((r for r in records if r["domain"] == domain), key=lambda r: r["h"])
         h = np.array([r["h"] for r in rows])
-        fem = [r["fem"]["l2_error"] if r.get("fem") and r["fem"].get("order", 1) == 1 else None
+        fem = [r["fem"]["l2_error"] if r.get("fem") and r["fem"].get("order", 0) == 0 else None
                for r in rows]
         fem_pts = [(hh, e) for hh, e in zip(h, fem, strict=True) if e]
         if fem_pts:
@@ -58,7 +58,7 @@ def plot_error_vs_h(evaluation: Mapping[str, Any], path: str | Path) -> Path:
                 name += f" (rate {rate:.2f})"
             ax.loglog(fh, fe, "k-s", lw=2, label=name)
         add_higher_order_lines(ax, rows, sorted({int(f["order"]) for r in rows
-                                                 for f in r.get("fem_orders") or []} - {1}))
+                                                 for f in r.get("fem_orders") or []} - {0}))
         for i, label in enumerate(labels):
             err = np.array([r["runs"][label]["l2_error"] for r in rows], dtype=float)
             ax.loglog(h, err, "--", label=f"NN {label}", **_run_style(i))

@@ -112,7 +112,7 @@ def fem_record(solution: Any, method: str, is_reference: bool, intorder: int,
                 errors: LevelErrors) -> dict[str, Any]:
     """Order, errors, DOFs, seconds and solver facts of a FEM baseline on one level."""
     u_h = solution.values_at_quadrature(intorder)
-    record: dict[str, Any] = {"order": int(getattr(solution, "order", 1)), "method": method,
+    record: dict[str, Any] = {"order": int(solution.order), "method": method,
                               "ndofs": int(solution.ndofs)}
     if is_reference:
         record.update({"l2_error": None, "relative_error": None, "is_reference": True})

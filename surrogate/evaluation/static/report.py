@@ -11,12 +11,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from surrogate.evaluation.report_html import Cell, figure_html, fmt, html_table, note_html
+from surrogate.fem.hcurl.registry import order_name
 
 TITLE = "Surrogate evaluation"
 
 
+def static_title(evaluation: Mapping[str, Any]) -> str:
+    """Page title of a static evaluation."""
+    return TITLE
+
+
 def _extra_orders(evaluation: Mapping[str, Any]) -> list[int]:
-    """The FEM orders evaluated beyond the first (lowest) one, e.g. [2]."""
+    """The FEM orders evaluated beyond the first (lowest) one, e.g. [1]."""
     orders = next((r["fem_orders"] for r in evaluation["records"] if r.get("fem_orders")), [])
     return [int(f["order"]) for f in orders[1:]]
 
@@ -32,7 +38,7 @@ def error_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell
     extra = _extra_orders(evaluation)
     header = ["domain", "level", "h", "N0 DOFs", "N0 error"]
     for order in extra:
-        header += [f"order {order} DOFs", f"order {order} error"]
+        header += [f"{order_name(order)} DOFs", f"{order_name(order)} error"]
     header += [f"{label}" for label in labels]
     rows = []
     for r in evaluation["records"]:
@@ -77,7 +83,7 @@ def timing_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cel
     extra = _extra_orders(evaluation)
     header = ["domain", "level", "nodes", "quad. points", "N0 [s]", "solver"]
     for order in extra:
-        header += [f"order {order} [s]", f"order {order} solver"]
+        header += [f"{order_name(order)} [s]", f"{order_name(order)} solver"]
     header += [f"{label} [s] (speed-up): nodes | quad. points" for label in labels]
     rows = []
     for r in evaluation["records"]:
@@ -193,4 +199,4 @@ def static_section(evaluation: Mapping[str, Any], figures: Mapping[str, Any] | N
 
 
 __all__ = ["TITLE", "error_rows", "fastest_fem_rows", "runs_rows", "split_rows", "static_section",
-           "timing_rows"]
+           "static_title", "timing_rows"]

@@ -76,16 +76,17 @@ def resolve_fem_method(problem: Any, fem: str, notes: list[str]) -> str:
 
 def resolve_fem_orders(problem: Any, orders: Sequence[int], method: str,
                        notes: list[str]) -> tuple[int, ...]:
-    """The FEM orders actually evaluated: none without a baseline; order 2 needs the exact
-    solution for its boundary data, so a problem without one keeps order 1 (with a note)."""
+    """The FEM orders actually evaluated: none without a baseline; the complete-linear order 1
+    needs the exact solution for its boundary data, so a problem without one keeps N0 (order 0,
+    with a note)."""
     if method == "none":
         return ()
     orders = tuple(sorted(set(int(o) for o in orders)))
-    if getattr(problem, "has_exact", False) or orders == (1,):
+    if getattr(problem, "has_exact", False) or orders == (0,):
         return orders
-    notes.append(f"problem {problem.name!r} has no exact solution: the order-2 FEM needs one "
-                 "for its boundary data, so only the N0 baseline is evaluated")
-    return (1,)
+    notes.append(f"problem {problem.name!r} has no exact solution: the complete-linear FEM "
+                 "needs one for its boundary data, so only the N0 baseline is evaluated")
+    return (0,)
 
 
 def run_info(run: Any) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """ParaView files of a static evaluation: one ``.vtu`` per domain and level, one ``.pvd`` each.
 
-Nédélec fields (N0 as ``u_fem``, order 2 as ``u_fem2``) are projected to the nodes
-(volume-weighted average of each cell's polynomial at the node) and evaluated exactly at the
-cell centres; vectors have 3 components.
+Nédélec fields (N0 as ``u_fem``, the complete-linear order 1 as ``u_fem1``) are projected to
+the nodes (volume-weighted average of each cell's polynomial at the node) and evaluated exactly
+at the cell centres; vectors have 3 components.
 """
 
 from __future__ import annotations
@@ -21,22 +21,22 @@ VTK_POINT_FIELDS = {
     "u_fem": "N0 field projected to the nodes: volume-weighted average of the cell values",
     "error_nn": "|u - u_nn| at the nodes (Euclidean norm; error_nn_<label> for further runs)",
     "error_fem": "|u - u_fem| at the nodes (includes the nodal averaging)",
-    "u_fem2": "order-2 Nédélec field projected to the nodes (volume-weighted average)",
-    "error_fem2": "|u - u_fem2| at the nodes (includes the nodal averaging)",
+    "u_fem1": "complete-linear Nédélec field projected to the nodes (volume-weighted average)",
+    "error_fem1": "|u - u_fem1| at the nodes (includes the nodal averaging)",
 }
 VTK_CELL_FIELDS = {
     "u_fem": "N0 field at the cell centres (exact evaluation, no averaging)",
     "u_nn": "surrogate at the cell centres (u_nn_<label> for further runs)",
     "error_nn": "|u - u_nn| at the cell centres (error_nn_<label> for further runs)",
     "error_fem": "|u - u_h| at the cell centres",
-    "u_fem2": "order-2 Nédélec field at the cell centres (exact evaluation)",
-    "error_fem2": "|u - u_h| of order 2 at the cell centres",
+    "u_fem1": "complete-linear Nédélec field at the cell centres (exact evaluation)",
+    "error_fem1": "|u - u_h| of the complete-linear field at the cell centres",
 }
 
 
 def fem_field_name(base: str, order: int) -> str:
-    """``u_fem`` / ``error_fem`` for N0 (order 1), ``u_fem2`` / ``error_fem2`` for order 2."""
-    return base if order == 1 else f"{base}{order}"
+    """``u_fem`` / ``error_fem`` for N0 (order 0), ``u_fem1`` / ``error_fem1`` for order 1."""
+    return base if order == 0 else f"{base}{order}"
 
 
 def run_field_name(base: str, index: int, label: str) -> str:
@@ -88,7 +88,7 @@ def write_level_vtu(
 
 def write_collections(vtk_dir: Path, entries: dict[str, list[tuple[int, str]]],
                       labels: Sequence[str], *, has_exact: bool,
-                      fem_orders: Sequence[int] = (1,)) -> dict[str, Any]:
+                      fem_orders: Sequence[int] = (0,)) -> dict[str, Any]:
     """One ``<domain>.pvd`` per domain (timestep = level); returns the JSON summary of fields
     (``fem_orders``: the FEM orders written, empty without a FEM baseline)."""
     from surrogate.fem.vtk import write_pvd

@@ -83,35 +83,49 @@ def test_version_1_files_still_read(small_file):
     assert ds.version == 1 and ds.family is None and not ds.is_family
 
 
-@pytest.mark.parametrize("order", [2, 1])
+@pytest.mark.parametrize("order", [1, 0])
 def test_inclusion_rows_are_the_fem_truth_at_the_points(tmp_path, order):
     recipe = MaxwellFamilyRecipe(family="inclusion", problems=3, points=40, seed=1,
-                                 truth_level=1, truth_order=order)
+                                 truth_level=1, truth_fem_order=order)
     path = tmp_path / "incl.h5"
     generate_dataset(recipe, path)
     with h5py.File(path, "r") as f:
-        assert (f.attrs["truth_level"], f.attrs["truth_order"]) == (1, order)
+        assert (f.attrs["truth_level"], f.attrs["truth_fem_order"]) == (1, order)
+        assert "truth_order" not in f.attrs
     ds = read_dataset(path)
     assert ds.family.truth == "fem" and ds.family.truth_level == 1
-    assert ds.family.truth_order == order
+    assert ds.family.truth_fem_order == order
     family = get_family("inclusion")
     for i, mu in enumerate(ds.family.params):
         rows = ds.family.problem_id == i
         truth = fem_truth(family.problem(mu), "cylinder", 1, order=order)
-        assert truth.ndofs == (496 if order == 2 else 248)  # 248 edges of cylinder level 1
+        assert truth.ndofs == (496 if order == 1 else 248)  # 248 edges of cylinder level 1
         np.testing.assert_allclose(ds.targets[rows], truth.values_at(ds.inputs[rows, :3]),
                                    rtol=1e-12, atol=1e-14)
     assert np.abs(ds.targets).max() > 1e-3
     assert np.all(ds.family.sensor_values[:, -48:] == 0)  # u × n = 0 on the wall
-    with h5py.File(path, "r+") as f:  # a file from before truth_order (its truth is N0)
+    with h5py.File(path, "r+") as f:  # a file of the old naming: truth_order = ours + 1
+        del f.attrs["truth_fem_order"]
+        f.attrs["truth_order"] = order + 1
+    assert read_dataset(path).family.truth_fem_order == order
+    with h5py.File(path, "r+") as f:  # a file from before the truth's order (its truth is N0)
         del f.attrs["truth_order"]
-    assert read_dataset(path).family.truth_order is None
+    assert read_dataset(path).family.truth_fem_order is None
+
+
+def test_a_legacy_truth_order_out_of_range_is_reported(tmp_path):
+    from surrogate.datasets.family.file_group import _truth_fem_order
+
+    problems: list[str] = []
+    assert _truth_fem_order({"truth_order": 0}, problems) is None
+    assert problems == ["family attribute 'truth_order' must be 1 or 2, got 0"]
+    assert _truth_fem_order({"truth_fem_order": 1, "truth_order": 1}, []) == 1
 
 
 def test_radial_files_record_no_truth_order(radial_file):
     with h5py.File(radial_file[0], "r") as f:
-        assert "truth_order" not in f.attrs and "truth_level" not in f.attrs
-    assert read_dataset(radial_file[0]).family.truth_order is None
+        assert "truth_fem_order" not in f.attrs and "truth_level" not in f.attrs
+    assert read_dataset(radial_file[0]).family.truth_fem_order is None
 
 
 @pytest.mark.parametrize("values, message", [
@@ -121,8 +135,8 @@ def test_radial_files_record_no_truth_order(radial_file):
     ({"box": [[1, 1]] + [[0, 1]] * 5}, "empty or inverted for k"),
     ({"box": [[0, 1]]}, "box must have shape"),
     ({"sampler": "grid"}, "unknown sampler 'grid'"),
-    ({"truth_order": 3}, r"truth_order=3: expected 1 \(N0\) or 2"),
-    ({"truth_order": True}, "truth_order=True"),
+    ({"truth_fem_order": 2}, r"truth_fem_order=2: expected 0 \(N0\) or 1"),
+    ({"truth_fem_order": True}, "truth_fem_order=True"),
 ])
 def test_bad_recipes_are_input_errors(values, message):
     with pytest.raises(InputError, match=message):

@@ -59,14 +59,14 @@ def test_scaled_exact_run_has_relative_error_eps_everywhere(radial_summary):
             assert stats["p90"] == pytest.approx(eps, rel=1e-9)
 
 
-def test_fem_errors_fall_with_the_level_and_order_2_beats_n0(radial_summary):
+def test_fem_errors_fall_with_the_level_and_complete_linear_beats_n0(radial_summary):
     table = {(r["method"], r["order"], r["level"]): r["errors"]["relative_error"]["median"]
              for r in radial_summary["error_table"]["cube"] if r["kind"] == "fem"}
     for method in ("best", "solve"):
-        for order in (1, 2):
+        for order in (0, 1):
             assert table[(method, order, 2)] < 0.75 * table[(method, order, 1)]
-        assert table[(method, 2, 2)] < table[(method, 1, 2)]
-    assert table[("best", 1, 2)] <= table[("solve", 1, 2)] * 1.5
+        assert table[(method, 1, 2)] < table[(method, 0, 2)]
+    assert table[("best", 0, 2)] <= table[("solve", 0, 2)] * 1.5
 
 
 def test_break_even_terms_are_consistent(radial_summary):
@@ -83,7 +83,7 @@ def test_break_even_terms_are_consistent(radial_summary):
                 if not entry["fem_lower_bound"]:
                     assert entry["fem"]["error"] <= entry["surrogate_error"]
             assert query["median_problem"]["text"]
-    # 1 % is below every N0/order-2 level-1..2 mixed solve on the cube: a lower bound
+    # 1 % is below every N0/complete-linear level-1..2 mixed solve on the cube: a lower bound
     tight = radial_summary["break_even_queries"]["tight"]["cube"]["queries"]["field"]
     assert all(e["fem_lower_bound"] for e in tight["per_problem"])
 
@@ -168,37 +168,39 @@ class ZeroRun(ScaledExact):
 
 
 def test_truth_choice_follows_the_recorded_order_and_level():
-    from surrogate.evaluation.family.measure import order2_levels, truth_choice
+    from surrogate.evaluation.family.measure import higher_order_levels, truth_choice
 
     run = SimpleNamespace
-    new = run(dataset={"truth_order": 2, "truth_level": 3})
-    assert truth_choice(new, [1, 2, 3]) == (2, 3)
-    assert truth_choice(new, [1, 2, 3, 4]) == (2, 3)  # N0 L4 judged by order 2 on L3
-    assert truth_choice(new, [1, 5]) == (2, 4)
+    new = run(dataset={"truth_fem_order": 1, "truth_level": 3})
+    assert truth_choice(new, [1, 2, 3]) == (1, 3)
+    assert truth_choice(new, [1, 2, 3, 4]) == (1, 3)  # N0 L4 judged by complete linear on L3
+    assert truth_choice(new, [1, 5]) == (1, 4)
+    legacy = run(dataset={"truth_order": 2, "truth_level": 3})  # runs of the old naming
+    assert truth_choice(legacy, [1, 2, 3]) == (1, 3)
     old = run(dataset={"truth_level": 4, "recipe": {"truth_level": 4}})  # no order: N0 files
-    assert truth_choice(old, [1, 2, 3]) == (1, 4) and truth_choice(old, [4]) == (1, 5)
+    assert truth_choice(old, [1, 2, 3]) == (0, 4) and truth_choice(old, [4]) == (0, 5)
     in_recipe = run(dataset={"recipe": {"truth_level": 2, "truth_order": 2}})
-    assert truth_choice(in_recipe, [1, 2]) == (2, 2)
-    assert truth_choice(new, [1, 2, 3], 4) == (2, 4)  # --truth-level: a finer judge
-    assert truth_choice(new, [1, 2, 3, 4], 2) == (2, 3)  # never below what the levels need
+    assert truth_choice(in_recipe, [1, 2]) == (1, 2)
+    assert truth_choice(new, [1, 2, 3], 4) == (1, 4)  # --truth-level: a finer judge
+    assert truth_choice(new, [1, 2, 3, 4], 2) == (1, 3)  # never below what the levels need
     options = FamilyEvaluationOptions()
-    assert order2_levels([1, 2, 3], options, (2, 3)) == [1, 2]
-    assert order2_levels([1, 2, 3], options, (1, 4)) == []
-    assert order2_levels([1, 2, 3, 4], options, None) == [1, 2, 3]
-    assert order2_levels([1, 2], FamilyEvaluationOptions(orders=(1,)), (2, 3)) == []
+    assert higher_order_levels([1, 2, 3], options, (1, 3)) == [1, 2]
+    assert higher_order_levels([1, 2, 3], options, (0, 4)) == []
+    assert higher_order_levels([1, 2, 3, 4], options, None) == [1, 2, 3]
+    assert higher_order_levels([1, 2], FamilyEvaluationOptions(orders=(0,)), (1, 3)) == []
 
 
-def test_inclusion_is_judged_by_its_order_2_truth_with_both_orders():
+def test_inclusion_is_judged_by_its_complete_linear_truth_with_both_orders():
     family = get_family("inclusion")
-    run = ZeroRun(family, truth_level=1, truth_order=2)  # judged on level 2: --truth-level
+    run = ZeroRun(family, truth_level=1, truth_fem_order=1)  # judged on level 2: --truth-level
     options = FamilyEvaluationOptions(problems=1, levels=(1,), repeats=1, probes=5,
                                       truth_level=2)
     evaluation = evaluate_family_runs([run], family, options, labels=["zero"])
-    assert evaluation.truth == "order-2 mixed solve on level 2 of cylinder"
-    assert "u_ref = the order-2 mixed solve on level 2 of cylinder" in evaluation.notes
+    assert evaluation.truth == "complete linear mixed solve on level 2 of cylinder"
+    assert "u_ref = the complete linear mixed solve on level 2 of cylinder" in evaluation.notes
     [level] = evaluation.problems[0]["domains"]["cylinder"]["levels"]
-    assert set(level["fem"]) == {"solve"} and set(level["fem"]["solve"]) == {"1", "2"}
-    n0, n2 = (level["fem"]["solve"][k]["relative_error"] for k in ("1", "2"))
+    assert set(level["fem"]) == {"solve"} and set(level["fem"]["solve"]) == {"0", "1"}
+    n0, n2 = (level["fem"]["solve"][k]["relative_error"] for k in ("0", "1"))
     assert n2 < 0.9 * n0 < 0.9
-    assert level["fem"]["solve"]["2"]["ndofs"] == 2 * level["fem"]["solve"]["1"]["ndofs"]
+    assert level["fem"]["solve"]["1"]["ndofs"] == 2 * level["fem"]["solve"]["0"]["ndofs"]
     assert level["runs"]["zero"]["relative_error"] == pytest.approx(1.0, rel=1e-12)

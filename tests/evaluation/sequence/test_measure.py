@@ -19,11 +19,8 @@ from surrogate.datasets.sequence.maxwell_td import (
     simulate_samples,
 )
 from surrogate.datasets.writer import write_dataset
-from surrogate.evaluation.sequence.measure import (
-    SequenceEvaluationOptions,
-    evaluate_sequence_run,
-    prepare,
-)
+from surrogate.evaluation.sequence.measure import evaluate_sequence_run, prepare
+from surrogate.evaluation.sequence.options import SequenceEvaluationOptions
 from surrogate.evaluation.sequence.plots import make_sequence_figures
 from surrogate.evaluation.sequence.vtk import frame_steps
 from surrogate.fem.vtk import read_pvd

@@ -103,7 +103,7 @@ def test_fem_baseline_is_computed_once_per_level_and_shared_by_runs(monkeypatch)
     calls = []
     real = ev.fem_baseline
 
-    def counting(mesh, problem, method, solver, order=1):
+    def counting(mesh, problem, method, solver, order=0):
         calls.append((mesh.t.shape[1], order))
         return real(mesh, problem, method, solver, order)
 
@@ -111,9 +111,9 @@ def test_fem_baseline_is_computed_once_per_level_and_shared_by_runs(monkeypatch)
     runs = [OffsetRun("runs/a", [0.01, 0, 0]), OffsetRun("runs/b", [0, 0.02, 0]),
             OffsetRun("runs/c", [0, 0, 0.03])]
     result = evaluate_runs(runs, MAXWELL, EvaluationOptions(domains=("cube",), levels=(1, 2)))
-    assert [order for _, order in calls] == [1, 2, 1, 2]  # once per level and order
+    assert [order for _, order in calls] == [0, 1, 0, 1]  # once per level and order
     for record in result.records:  # "fem" is the N0 record, "fem_orders" both
-        assert [f["order"] for f in record["fem_orders"]] == [1, 2]
+        assert [f["order"] for f in record["fem_orders"]] == [0, 1]
         assert record["fem"] is record["fem_orders"][0]
         assert record["fem_orders"][1]["l2_error"] < record["fem"]["l2_error"]
     fem_errors = [r["fem"]["l2_error"] for r in result.records]
@@ -129,33 +129,33 @@ def test_fem_baseline_is_computed_once_per_level_and_shared_by_runs(monkeypatch)
 
 def test_fem_best_approximation_error_converges_at_first_order_on_the_cube():
     result = evaluate_runs([OffsetRun("runs/a", [0, 0, 0])], MAXWELL,
-                           EvaluationOptions(domains=("cube",), levels=(2, 3), fem_orders=(1,)))
+                           EvaluationOptions(domains=("cube",), levels=(2, 3), fem_orders=(0,)))
     (e2, h2), (e3, h3) = [(r["fem"]["l2_error"], r["h"]) for r in result.records]
     rate = np.log(e2 / e3) / np.log(h2 / h3)
     assert 0.85 < rate < 1.2, rate
     assert all(len(r["fem_orders"]) == 1 for r in result.records)
 
 
-def test_order_2_rows_converge_at_second_order_with_their_solver_facts():
+def test_complete_linear_rows_converge_at_second_order_with_their_solver_facts():
     result = evaluate_runs([OffsetRun("runs/a", [0, 0, 0])], MAXWELL,
                            EvaluationOptions(domains=("cube",), levels=(1, 2), fem="solve",
-                                             fem_orders=(2,)))
+                                             fem_orders=(1,)))
     rows = [r["fem_orders"][0] for r in result.records]
-    assert [f["order"] for f in rows] == [2, 2] and [f["ndofs"] for f in rows] == [196, 1208]
+    assert [f["order"] for f in rows] == [1, 1] and [f["ndofs"] for f in rows] == [196, 1208]
     (e1, h1), (e2, h2) = [(f["l2_error"], r["h"])
                           for f, r in zip(rows, result.records, strict=True)]
     assert np.log(e1 / e2) / np.log(h1 / h2) > 1.9
     assert all(f["solver"]["method"] == "direct-split" and f["seconds"]["total"] > 0
                for f in rows)
     summary = result.to_dict()["fastest_fem_at_equal_error"]["cube"]["a"]
-    assert summary["lower_bound"] and summary["fem"]["order"] == 2  # exact run: error 0
+    assert summary["lower_bound"] and summary["fem"]["order"] == 1  # exact run: error 0
 
 
 def test_without_exact_solution_the_finest_solve_is_the_reference(monkeypatch):
     # stand-in problem without an exact solution; the N0 solve itself still needs boundary
     # data, so the baseline solves the real problem (whose exact u supplies u × n)
     real = ev.fem_baseline
-    monkeypatch.setattr(ev, "fem_baseline", lambda mesh, problem, method, solver, order=1:
+    monkeypatch.setattr(ev, "fem_baseline", lambda mesh, problem, method, solver, order=0:
                         real(mesh, MAXWELL, method, solver, order))
     c = np.array([0.05, 0.0, 0.0])
     run = OffsetRun("runs/off", c)
@@ -166,8 +166,8 @@ def test_without_exact_solution_the_finest_solve_is_the_reference(monkeypatch):
     exact = evaluate_runs([run], MAXWELL, EvaluationOptions(domains=("cube",), levels=(1, 2, 3),
                                                             fem="solve"))
     assert result.reference.startswith("fem-solve") and result.notes
-    assert any("order-2" in note for note in result.notes)  # it needs exact boundary data
-    assert all([f["order"] for f in r["fem_orders"]] == [1] for r in result.records)
+    assert any("complete-linear" in note for note in result.notes)  # needs exact boundary data
+    assert all([f["order"] for f in r["fem_orders"]] == [0] for r in result.records)
     finest = _only(result.records, level=3)[0]
     assert finest["fem"]["is_reference"] and finest["fem"]["l2_error"] is None
     assert finest["reference"] == "fem-solve level 3"
@@ -223,8 +223,8 @@ def test_options_reject_bad_values():
         EvaluationOptions(solver="lu")
     with pytest.raises(InputError, match="levels"):
         EvaluationOptions(levels=(0, 1))
-    with pytest.raises(InputError, match="unknown FEM order 3"):
-        EvaluationOptions(fem_orders=(1, 3))
+    with pytest.raises(InputError, match="unknown FEM order 2"):
+        EvaluationOptions(fem_orders=(0, 2))
     with pytest.raises(InputError, match="at least one FEM order"):
         EvaluationOptions(fem_orders=())
 
@@ -237,7 +237,7 @@ def test_vtk_files_hold_every_field_and_the_pvd_every_level(tmp_path):
                                                (2.0, "cube_level2.vtu")]
     mesh = meshio.read(tmp_path / "cube_level2.vtu")
     fields = {"u_exact", "u_nn", "error_nn", "u_nn_b", "error_nn_b", "u_fem", "error_fem",
-              "u_fem2", "error_fem2"}
+              "u_fem1", "error_fem1"}
     assert set(mesh.point_data) == fields and set(mesh.cell_data) == fields
     np.testing.assert_allclose(mesh.point_data["error_nn"], 0.01, rtol=1e-12)
     np.testing.assert_allclose(mesh.point_data["error_nn_b"], 0.02, rtol=1e-12)
@@ -246,11 +246,11 @@ def test_vtk_files_hold_every_field_and_the_pvd_every_level(tmp_path):
     # nodal N0 values approximate u to O(h)
     fem_err = mesh.point_data["error_fem"]
     assert fem_err.max() < 0.2 and fem_err.mean() < 0.05
-    # order 2 (linear per cell): at the cell centres far closer to u than N0
-    assert mesh.point_data["u_fem2"].shape == (len(mesh.points), 3)
+    # complete linear (linear per cell): at the cell centres far closer to u than N0
+    assert mesh.point_data["u_fem1"].shape == (len(mesh.points), 3)
     cell_err = mesh.cell_data["error_fem"][0]
-    assert mesh.cell_data["error_fem2"][0].mean() < 0.5 * cell_err.mean()
-    assert {"u_fem2", "error_fem2"} <= set(result.vtk["point_data"]) & set(result.vtk["cell_data"])
+    assert mesh.cell_data["error_fem1"][0].mean() < 0.5 * cell_err.mean()
+    assert {"u_fem1", "error_fem1"} <= set(result.vtk["point_data"]) & set(result.vtk["cell_data"])
     assert result.vtk["runs_by_field"] == {"u_nn": "a", "u_nn_b": "b"}
 
 

@@ -1,4 +1,4 @@
-"""Order-2 (complete-linear, hierarchical) Nédélec element: exactness on P1 fields, orientation,
+"""Order 1 (complete-linear, hierarchical) Nédélec element: exactness on P1 fields, orientation,
 hierarchy over N0 (1e-12), convergence rates on eq. 7.2 (L² ≈ 2, curl ≈ 1), split = monolithic
 mixed solve, point evaluation, bad input."""
 
@@ -26,14 +26,11 @@ from surrogate.fem.hcurl.complete_linear_element import (
     p2_gradient,
     whitney_dofs,
 )
-from surrogate.fem.hcurl.complete_linear_eval import (
-    evaluate_n2,
-    evaluate_n2_curl,
-    field_l2_norm,
-    fields_at_quadrature,
-    hcurl_errors2,
-)
+from surrogate.fem.hcurl.complete_linear_eval import evaluate_n2, evaluate_n2_curl
+from surrogate.fem.hcurl.errors import field_l2_norm
+from surrogate.fem.hcurl.errors import hcurl_errors as hcurl_errors2
 from surrogate.fem.hcurl.n0 import best_approximation, edge_interpolant, solve_maxwell
+from surrogate.fem.hcurl.skfem_solution import fields_at_quadrature
 from surrogate.fem.problems import get_problem
 from surrogate.fem.quadrature import quadrature_rule
 
@@ -233,7 +230,7 @@ def test_an_order_2_field_in_an_n0_only_path_is_one_input_error_naming_the_order
     for call in (lambda: evaluate_n0(n2.basis, n2.dofs, x),  # order-2 basis
                  lambda: evaluate_n0(n0.basis, n2.dofs, x),  # order-2 DOFs, N0 basis
                  lambda: n0_at_nodes(n0.basis, n2.dofs)):
-        with pytest.raises(InputError, match="order-2 field") as info:
+        with pytest.raises(InputError, match="complete-linear field") as info:
             call()
         assert "\n" not in str(info.value)
     # the nodal projection itself takes an order-2 field with its own basis; P1 fields exactly

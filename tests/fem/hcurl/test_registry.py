@@ -1,42 +1,82 @@
-"""FEM baselines by order: parsing, dispatch, and that order 1 is exactly the N0 code."""
+"""The FEM-method registry: the naming of orders, parsing, dispatch by (backend, order), that
+skfem's order 0 is exactly the N0 code, and a missing ngsolve as one InputError."""
+
+import sys
 
 import numpy as np
 import pytest
 
 from surrogate.core.errors import InputError
 from surrogate.fem.domains import get_domain
+from surrogate.fem.hcurl import registry
 from surrogate.fem.hcurl.n0 import hcurl_errors, solve_maxwell
 from surrogate.fem.hcurl.registry import (
+    check_backend,
     check_order,
     fem_approximation,
     fem_hcurl_errors,
+    fem_methods,
+    order_from_legacy,
+    parse_backends,
     parse_orders,
-    solution_order,
 )
 from surrogate.fem.problems import get_problem
 
 
+def test_one_naming_of_orders_ngsolves():
+    """The toolkit's order is NGSolve's; the table lists kind and degree of the literature."""
+    assert [row.order for row in registry.ORDER_NAMES] == [0, 1, 2, 3, 4]
+    assert all(row.order == row.ngsolve_order for row in registry.ORDER_NAMES)
+    assert registry.order_name(0) == "N0" and registry.order_name(1) == "complete linear"
+    assert registry.ORDER_NAMES[1].nedelec == "second kind, degree 1"
+    assert registry.BACKENDS["skfem"].orders == (0, 1)
+    assert registry.BACKENDS["ngsolve"].orders == (0, 1, 2, 3, 4)
+    assert order_from_legacy(1) == 0 and order_from_legacy(2) == 1
+    table = registry.naming_table()
+    assert "| 1 | 1 | second kind, degree 1 | complete linear | 2 | 1 | skfem, ngsolve |" in table
+
+
 def test_orders_parse_and_bad_ones_are_input_errors():
-    assert parse_orders("2,1") == (1, 2) and parse_orders(" 1 ") == (1,)
-    assert check_order(2) == 2 and check_order("1") == 1
-    for bad, match in (("3", "unknown FEM order '3'"), ("1.5", "unknown FEM order"),
-                       ("1,,2", "comma-separated"), ("", "comma-separated")):
+    assert parse_orders("1,0") == (0, 1) and parse_orders(" 0 ") == (0,)
+    assert check_order(1) == 1 and check_order("0") == 0
+    assert check_order(4, "ngsolve") == 4
+    for bad, match in (("2", "unknown FEM order '2' for the skfem backend"),
+                       ("1.5", "unknown FEM order"), ("0,,1", "comma-separated"),
+                       ("", "comma-separated")):
         with pytest.raises(InputError, match=match):
             parse_orders(bad)
+    with pytest.raises(InputError, match="unknown FEM backend 'fenics'"):
+        check_backend("fenics")
 
 
 def test_dispatch_by_order_and_method():
     mesh, problem = get_domain("cube").mesh(1), get_problem("maxwell")
-    n0 = fem_approximation(mesh, problem, order=1, method="solve")
+    n0 = fem_approximation(mesh, problem, order=0, method="solve")
     ref = solve_maxwell(mesh, problem)
     np.testing.assert_array_equal(n0.dofs, ref.dofs)
-    assert solution_order(n0) == 1
+    assert (n0.backend, n0.order) == ("skfem", 0)
     assert fem_hcurl_errors(n0, problem.u, problem.curl_u) == hcurl_errors(ref, problem.u,
                                                                            problem.curl_u)
-    n2 = fem_approximation(mesh, problem, order=2, method="best")
-    assert solution_order(n2) == 2 and n2.ndofs == 2 * n0.ndofs
+    n1 = fem_approximation(mesh, problem, order=1, method="best")
+    assert n1.order == 1 and n1.ndofs == 2 * n0.ndofs
     e0, _ = fem_hcurl_errors(n0, problem.u, problem.curl_u)
-    e2, _ = fem_hcurl_errors(n2, problem.u, problem.curl_u)
-    assert e2 < e0
+    e1, _ = fem_hcurl_errors(n1, problem.u, problem.curl_u)
+    assert e1 < e0
     with pytest.raises(InputError, match="unknown method"):
-        fem_approximation(mesh, problem, order=2, method="galerkin")
+        fem_approximation(mesh, problem, order=1, method="galerkin")
+    with pytest.raises(InputError, match="unknown solver 'magic'"):
+        fem_approximation(mesh, problem, order=0, method="solve", solver="magic")
+
+
+def test_without_ngsolve_asking_for_it_is_one_line_and_the_rest_works(monkeypatch):
+    """A missing ngsolve (import refused) leaves skfem alone; asking for it names the extra."""
+    monkeypatch.setitem(sys.modules, "ngsolve", None)
+    assert registry.installed_backends() == ("skfem",)
+    assert parse_backends(None) == ("skfem",)
+    assert [m.label for m in fem_methods()] == ["skfem order 0 (N0)",
+                                               "skfem order 1 (complete linear)"]
+    with pytest.raises(InputError) as info:
+        fem_approximation(get_domain("cube").mesh(1), get_problem("maxwell"),
+                          backend="ngsolve", order=2, method="solve")
+    message = str(info.value)
+    assert "\n" not in message and "pip install 'surrogate[ngsolve]'" in message

@@ -1,0 +1,197 @@
+"""The ``ngsolve`` backend: the mixed Maxwell solve in NGSolve's H(curl) × H¹ of orders 0–4.
+
+Find (u_h, λ_h) in HCurl_k × H1_{k+1} with u_h × n = g × n and λ_h = 0 on ∂Ω and
+(φ curl u_h, curl v) + (∇λ_h, v) = (f, v),  (u_h, ∇q) = 0      (eq. 7.1, mixed Kikuchi form),
+the same problem as the skfem backend, on the toolkit's own tetrahedra
+(:func:`~surrogate.fem.hcurl.ngsolve_mesh.ngsolve_mesh`), with static condensation of the
+element-interior DOFs (``condense=True``). NGSolve's ``order`` k is the toolkit's (0 = N0; k ≥ 1
+Nédélec's second kind of degree k); ∇H1_{k+1} ⊂ HCurl_k, so the multiplier space matches.
+φ, f, g enter as L² projections of degree k + 2 (:mod:`~surrogate.fem.hcurl.ngsolve_data`); g
+is imposed by NGSolve's boundary projection ``Set(g, BND)``. Every integral adds the data's
+degree to NGSolve's own rule (``bonus_intorder``), so polynomial data are integrated exactly.
+
+Solvers on the condensed system: "direct" factors the quasi-definite neighbour
+[[A + εM, Bᵀ], [B, −εL]] (ε = 1e-6: LDLᵀ by NGSolve's sparse Cholesky needs no pivoting then;
+the plain saddle point has zero pivots on the gradient DOFs) and runs GMRES on the exact
+system with that factorisation as preconditioner (3 iterations to 1e-12 on the cube), so the
+answer is the exact mixed solution; "iterative" runs MINRES preconditioned by BDDC of the
+block-diagonal SPD form (φ curl u, curl v) + (u, v) + (∇λ, ∇q); "auto" = direct below
+``DIRECT_LIMIT`` condensed free DOFs. ``threads`` sets ``ngsolve.SetNumThreads`` (assembly
+and solve run in a TaskManager when > 1); it is recorded in ``solve_info``.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from surrogate.core.errors import InputError, SolverError
+from surrogate.fem.hcurl.forms import require_exact
+from surrogate.fem.hcurl.solvers import SolveInfo
+from surrogate.fem.mesh_quality import check_mesh
+
+ORDERS = (0, 1, 2, 3, 4)
+SOLVERS = ("auto", "direct", "iterative")
+DIRECT_LIMIT = 20_000  # condensed free DOFs from which "auto" solves iteratively
+REGULARISATION = 1e-6  # ε of the factorised quasi-definite neighbour of the saddle point
+_POINT_CHUNK = 200_000
+
+
+@dataclass
+class NgsolveSolution:
+    """u_h of the ngsolve backend on the skfem ``mesh`` it was solved on; ``ndofs`` counts
+    the H(curl) DOFs (before condensation), as for skfem. ``timings``:
+    "mesh" (conversion), "assembly" (data projections, forms, boundary values), "solve";
+    their sum is mesh → u_h."""
+
+    mesh: Any = field(repr=False)
+    ngmesh: Any = field(repr=False)
+    field_u: Any = field(repr=False)
+    method: str
+    order: int
+    ndofs: int
+    timings: dict[str, float] = field(default_factory=dict)
+    solve_info: SolveInfo | None = None
+    backend: str = "ngsolve"
+
+    def values_at(self, points: np.ndarray, outside: str = "error") -> np.ndarray:
+        """u_h at arbitrary points (N, 3) -> (N, 3) (the toolkit's point location)."""
+        return self._at_points(points, outside, curl=False)
+
+    def curl_at(self, points: np.ndarray, outside: str = "error") -> np.ndarray:
+        """curl u_h at arbitrary points (N, 3) -> (N, 3)."""
+        return self._at_points(points, outside, curl=True)
+
+    def fields_at_quadrature(self, intorder: int):
+        """Yield (u_h, curl u_h), (m, 3) each, at ``quadrature_rule(mesh, intorder)``'s
+        points in their order (element-major), by blocks of points."""
+        import ngsolve
+        from skfem.quadrature import get_quadrature
+        from skfem.refdom import RefTet
+
+        X, _ = get_quadrature(RefTet, int(intorder))  # (3, q) reference coordinates
+        n_tets, q = self.mesh.t.shape[1], X.shape[1]
+        cells = np.repeat(np.arange(n_tets), q)
+        bary = np.tile(X.T, (n_tets, 1))
+        curl = ngsolve.curl(self.field_u)
+        for lo in range(0, len(cells), _POINT_CHUNK):
+            mips = _mesh_points(self.ngmesh, cells[lo:lo + _POINT_CHUNK],
+                                bary[lo:lo + _POINT_CHUNK])
+            yield (np.asarray(self.field_u(mips)).reshape(-1, 3),
+                   np.asarray(curl(mips)).reshape(-1, 3))
+
+    def values_at_quadrature(self, intorder: int = 4) -> np.ndarray:
+        """u_h (M, 3) at the points of ``quadrature_rule(mesh, intorder)``."""
+        return np.concatenate([v for v, _ in self.fields_at_quadrature(intorder)])
+
+    def _at_points(self, points, outside: str, curl: bool) -> np.ndarray:
+        import ngsolve
+
+        from surrogate.fem.point_evaluation import locate_with_outside
+
+        x = np.asarray(points, dtype=np.float64)
+        cells, bary = locate_with_outside(self.mesh, x, outside)
+        out = np.full((len(x), 3), np.nan)
+        rows = np.flatnonzero(cells >= 0)
+        what = ngsolve.curl(self.field_u) if curl else self.field_u
+        for lo in range(0, len(rows), _POINT_CHUNK):
+            r = rows[lo:lo + _POINT_CHUNK]
+            out[r] = np.asarray(what(_mesh_points(self.ngmesh, cells[r], bary[r]))).reshape(-1, 3)
+        return out
+
+
+def solve_maxwell_ngsolve(mesh, problem, *, order: int, solver: str = "auto",
+                          rtol: float = 1e-10, threads: int = 1) -> NgsolveSolution:
+    """The mixed solve (module docstring) of ``problem`` on the skfem ``mesh`` in NGSolve's
+    spaces of ``order``; InputError for a bad order, solver, mesh or problem, SolverError when
+    the solve does not reach ``rtol``."""
+    import ngsolve
+
+    from surrogate.fem.hcurl import ngsolve_data
+    from surrogate.fem.hcurl.ngsolve_mesh import ngsolve_mesh
+
+    if order not in ORDERS:
+        raise InputError(f"the ngsolve backend offers orders {ORDERS}, got {order!r}")
+    if solver not in SOLVERS:
+        raise InputError(f"unknown solver {solver!r}; choose one of: {', '.join(SOLVERS)}")
+    require_exact(problem)
+    check_mesh(mesh)
+    threads = max(int(threads), 1)
+    ngsolve.SetNumThreads(threads)
+    with ngsolve.TaskManager() if threads > 1 else nullcontext():
+        t0 = time.perf_counter()
+        ngmesh = ngsolve_mesh(mesh.p.T, mesh.t.T)
+        t1 = time.perf_counter()
+        degree = ngsolve_data.data_degree(order)
+        hcurl = ngsolve.HCurl(ngmesh, order=order, dirichlet=".*")
+        space = hcurl * ngsolve.H1(ngmesh, order=order + 1, dirichlet=".*")
+        phi = ngsolve_data.volume_coefficient(ngmesh, problem.phi, degree)
+        f = ngsolve_data.volume_coefficient(ngmesh, problem.f, degree)
+        (u, lam), (v, q) = space.TnT()
+        dx = ngsolve.dx(bonus_intorder=degree)  # NGSolve does not count the data's degree
+        mixed = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dx + ngsolve.grad(lam) * v * dx
+                 + ngsolve.grad(q) * u * dx)
+        a = ngsolve.BilinearForm(mixed, condense=True).Assemble()
+        rhs = ngsolve.LinearForm(f * v * dx).Assemble()
+        x = ngsolve.GridFunction(space)
+        x.components[0].Set(ngsolve_data.boundary_coefficient(ngmesh, problem.u, degree),
+                            ngsolve.BND)
+        free = space.FreeDofs(True)
+        n_free = int(sum(free))
+        iterative = solver == "iterative" or (solver == "auto" and n_free >= DIRECT_LIMIT)
+        t2 = time.perf_counter()
+        r = rhs.vec.CreateVector()
+        r.data = rhs.vec - a.mat * x.vec
+        r.data += a.harmonic_extension_trans * r
+        if iterative:
+            spd = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dx + u * v * dx
+                   + ngsolve.grad(lam) * ngsolve.grad(q) * dx)
+            m = ngsolve.BilinearForm(spd, condense=True)
+            pre = ngsolve.Preconditioner(m, "bddc")
+            m.Assemble()
+            krylov = ngsolve.krylovspace.MinResSolver(a.mat, pre.mat, tol=rtol, maxiter=2000)
+            name = "minres-bddc"
+        else:
+            eps = REGULARISATION
+            neighbour = ngsolve.BilinearForm(
+                mixed + eps * u * v * dx - eps * ngsolve.grad(lam) * ngsolve.grad(q) * dx,
+                condense=True).Assemble()
+            factors = neighbour.mat.Inverse(free, inverse="sparsecholesky")
+            krylov = ngsolve.krylovspace.GMResSolver(a.mat, factors, tol=min(rtol, 1e-12),
+                                                     maxiter=100)
+            name = "ldlt-gmres"
+        dx_free = krylov.Solve(r)
+        x.vec.data += dx_free
+        x.vec.data += a.harmonic_extension * x.vec
+        x.vec.data += a.inner_solve * r
+        t3 = time.perf_counter()
+    residual = _relative_residual(a, r, dx_free, free)
+    if not residual <= max(10 * rtol, 1e-9):
+        raise SolverError(f"{name} on the {n_free}-unknown condensed ngsolve system did not "
+                          f"converge: relative residual {residual:.3e}")
+    info = SolveInfo(name, int(krylov.iterations), residual, t3 - t2, n_free, threads)
+    return NgsolveSolution(mesh, ngmesh, x.components[0], "solve", int(order), int(hcurl.ndof),
+                           {"mesh": t1 - t0, "assembly": t2 - t1, "solve": t3 - t2}, info)
+
+
+def _relative_residual(a, r, x, free) -> float:
+    """‖r − A x‖ / ‖r‖ on the free DOFs of the condensed system."""
+    mask = np.array(list(free), dtype=bool)
+    res = r.CreateVector()
+    res.data = r - a.mat * x
+    rv, bv = res.FV().NumPy()[mask], r.FV().NumPy()[mask]
+    nb = float(np.linalg.norm(bv))
+    return float(np.linalg.norm(rv) / nb) if nb > 0 else float(np.linalg.norm(rv))
+
+
+def _mesh_points(ngmesh, cells, bary):
+    from surrogate.fem.hcurl.ngsolve_mesh import mesh_points
+
+    return mesh_points(ngmesh, cells, bary)
+
+
+__all__ = ["ORDERS", "SOLVERS", "DIRECT_LIMIT", "NgsolveSolution", "solve_maxwell_ngsolve"]

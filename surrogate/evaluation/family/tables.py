@@ -1,0 +1,85 @@
+"""The terminal tables of a family evaluation, as data.
+
+Per test domain: median / p90 relative L² errors over the unseen problems of the FEM rows
+and of each surrogate (finest mesh; every mesh when the near-interface band is reported),
+then the break-even queries N* = one-off / (FEM per query − surrogate per query) per run and
+query kind with every term.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from surrogate.evaluation.family.economics import median_all_text
+from surrogate.evaluation.terminal_tables import Block, Cell, Column, Table, notes, percent
+
+REGIONS = {"relative_error": "whole", "inside": "in Ω_train", "outside": "out Ω_train",
+           "near_interface": "near interface", "away_from_interface": "away"}
+
+
+def _num(value: float | None, spec: str = ".3g") -> str:
+    return "–" if value is None else format(value, spec)
+
+
+def draw_line(summary: Mapping[str, Any]) -> str:
+    """The family, the unseen draw and the reference."""
+    draw = summary["draw"]
+    where = (f"box widened by {draw['widen']:.0%} per side" if draw.get("widen")
+             else "training box")
+    return (f"{summary['family']}: {draw['problems']} unseen problems ({where}, seed "
+            f"{draw['seed']}); reference: {summary['truth']}")
+
+
+def error_table(summary: Mapping[str, Any], domain: str) -> Table:
+    """Median / p90 errors per source on ``domain``; FEM cells are highlighted where the best
+    surrogate's median is below theirs."""
+    rows = summary["error_table"][domain]
+    finest = max(summary["options"]["levels"])
+    regions = [k for k in REGIONS if any(k in r["errors"] for r in rows)]
+    per_level = "near_interface" in regions  # the band is 2h: compare on each mesh
+    shown = [r for r in rows if r["kind"] == "fem" or per_level or r["level"] == finest]
+    best = min((r["errors"]["relative_error"]["median"] for r in shown
+                if r["kind"] == "surrogate"
+                and r["errors"]["relative_error"]["median"] is not None), default=None)
+    out = []
+    for r in shown:
+        median = r["errors"]["relative_error"]["median"]
+        beaten = r["kind"] == "fem" and None not in (best, median) and best < median
+        name = r["source"] if r["kind"] == "fem" else f"{r['source']} (NN, L{r['level']} mesh)"
+        out.append((name, _num(r.get("ndofs"), "d") if r.get("ndofs") else "–",
+                    _num((r.get("seconds") or {}).get("median")),
+                    *[Cell(f"{percent(r['errors'][k]['median'])} / "
+                           f"{percent(r['errors'][k]['p90'])}", beaten) for k in regions]))
+    return Table(f"relative L² error on {domain}, median / p90 over problems (green: above "
+                 "the best surrogate's median)",
+                 (Column("source", "left"), Column("DOFs"), Column("s (median)"),
+                  *(Column(REGIONS[k]) for k in regions)), tuple(out))
+
+
+def break_even_lines(summary: Mapping[str, Any], domain: str) -> list[str]:
+    """Per run and query kind on ``domain``: the median problem's N* sentence with every term,
+    then the distribution over the problems."""
+    lines = [f"break-even queries N* on {domain}: one-off (data generation + training) / "
+             "(FEM − surrogate per query), for the problem of median surrogate error"]
+    for label, by_domain in summary["break_even_queries"].items():
+        for kind, q in by_domain[domain]["queries"].items():
+            m = q["median_problem"]
+            lines.append(
+                f"  {label}, {q.get('what', kind)}, error {percent(m['surrogate_error'])}: "
+                f"{m['text']}; over all problems: median {median_all_text(q)} (never = ∞); over "
+                f"those that break even: median {_num(q['n_star']['median'], '.4g')}, p90 "
+                f"{_num(q['n_star']['p90'], '.4g')}; never on "
+                f"{q['problems_never_break_even']}/{len(q['per_problem'])}")
+    return lines
+
+
+def family_tables(summary: Mapping[str, Any]) -> list[Block]:
+    """Every block ``surrogate evaluate`` prints for family runs, in order."""
+    blocks: list[Block] = [draw_line(summary)]
+    for domain in summary["error_table"]:
+        blocks += [error_table(summary, domain), *break_even_lines(summary, domain)]
+    return blocks + notes(summary)
+
+
+__all__ = ["REGIONS", "break_even_lines", "draw_line", "error_table", "family_tables"]

@@ -1,0 +1,70 @@
+"""Fields that several run kinds' evaluation options share, declared once.
+
+The command line makes one option of a field that several kinds' options classes declare alike
+(``--domain``, ``--levels``, ...); declaring them here keeps their help, parsing and choices
+one. Torch-free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from surrogate.core.level_ranges import level_tuple
+from surrogate.core.typed_config import setting
+from surrogate.evaluation.devices import DEVICE_CHOICES
+from surrogate.fem.hcurl.registry import parse_orders
+
+SOLVER_CHOICES = ("auto", "direct", "iterative")
+
+
+def distinct(values: Sequence[str]) -> tuple[str, ...]:
+    """``values`` without repeats, in their order."""
+    return tuple(dict.fromkeys(values))
+
+
+def domains_field(default: tuple[str, ...] | None, shown: str | None = None) -> Any:
+    """``--domain/-d`` (repeatable): the test domains."""
+    return setting(default, doc="Test domain (repeatable): cylinder, cube, ball, l-prism, shell, "
+                   "or a tet mesh file (.msh, .vtu, .xdmf, .mesh).", flag="domain", short="-d",
+                   multiple=True, parse=distinct, shown=shown)
+
+
+def levels_field(default: tuple[int, ...] | None, shown: str) -> Any:
+    """``--levels``: mesh levels of the test domains."""
+    return setting(default, doc="Mesh levels of the test domains: '1-5', '3', '1,2,4'.",
+                   parse=level_tuple, shown=shown)
+
+
+def fem_orders_field(default: tuple[int, ...]) -> Any:
+    """``--fem-order``: the Nédélec orders of the FEM compared with."""
+    return setting(default, doc="FEM orders to compare with, comma-separated (docs/cli.md's "
+                   "naming): 0 = lowest-order Nédélec (N0), 1 = complete linear (L² error "
+                   "O(h²)). The fastest FEM at each run's error is named.", flag="fem-order",
+                   parse=parse_orders)
+
+
+def solver_field() -> Any:
+    """``--solver``: the linear solver of the FEM baseline."""
+    return setting("auto", doc="Linear solver of the FEM baseline.", choices=SOLVER_CHOICES)
+
+
+def intorder_field() -> Any:
+    """``--intorder``: quadrature order of the L² errors."""
+    return setting(4, doc="Quadrature order of the L² errors.")
+
+
+def batch_size_field() -> Any:
+    """``--batch-size``: points or sequences per surrogate forward pass."""
+    return setting(None, doc="Points (sequences) per forward pass of a surrogate.",
+                   shown="all at once")
+
+
+def device_field() -> Any:
+    """``--device``: where the surrogates run."""
+    return setting("cpu", doc="Where the surrogates run (the FEM always runs on the CPU).",
+                   choices=DEVICE_CHOICES)
+
+
+__all__ = ["SOLVER_CHOICES", "batch_size_field", "device_field", "distinct", "domains_field",
+           "fem_orders_field", "intorder_field", "levels_field", "solver_field"]

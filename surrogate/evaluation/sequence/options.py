@@ -1,0 +1,65 @@
+"""Options of a sequence evaluation: the sets, the horizon, fresh sequences, materials, VTK."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from surrogate.core.errors import InputError
+from surrogate.core.typed_config import setting
+from surrogate.evaluation.option_fields import batch_size_field, device_field
+from surrogate.evaluation.sequence.sets import SET_NAMES, parse_material_ranges
+
+
+@dataclass(frozen=True)
+class SequenceEvaluationOptions:
+    """Resolved options of a sequence evaluation (written into ``evaluation.json``)."""
+
+    sets: tuple[str, ...] | None = setting(None, doc="Evaluation set (repeatable).",
+                                           flag="set", choices=SET_NAMES, multiple=True,
+                                           shown="every set the dataset's recipe allows")
+    horizon_factor: float = setting(2.0, doc="Longer-horizon length as a multiple of the "
+                                    "trained one.")
+    fresh: int = setting(0, doc="Also regenerate N new sequences beyond the file (unseen "
+                         "signals; the other sets use the same ones).")
+    max_sequences: int | None = setting(None, doc="At most N sequences per set.", shown="all")
+    material_seed: int | None = setting(None, doc="Seed of the new material pool (maxwell-td).",
+                                        shown="seed + 1")
+    material_ranges: tuple[str, ...] = setting(
+        (), doc="Range of a new material (maxwell-td), NAME=LOW,HIGH with NAME eps, mu or sigma "
+        "(repeatable; extrapolates outside training).", flag="material-range", multiple=True,
+        shown="off")
+    sample: int = setting(0, doc="Which unseen-signals sequence --vtk shows.")
+    vtk_every: int | None = setting(None, doc="Write every N-th time step to VTK.",
+                                    shown="at most 50 frames")
+    batch_size: int | None = batch_size_field()
+    device: str = device_field()
+
+    def __post_init__(self) -> None:
+        if self.sets is not None:
+            unknown = [s for s in self.sets if s not in SET_NAMES]
+            if unknown:
+                raise InputError(f"unknown evaluation set {unknown[0]!r}; choose from: "
+                                 f"{', '.join(SET_NAMES)}")
+        if not np.isfinite(self.horizon_factor) or self.horizon_factor <= 1:
+            raise InputError(f"--horizon-factor must be a number > 1, got {self.horizon_factor}")
+        for name, minimum in (("fresh", 0), ("sample", 0), ("max_sequences", 1),
+                              ("vtk_every", 1), ("material_seed", 0)):
+            value = getattr(self, name)
+            if value is not None and value < minimum:
+                raise InputError(f"--{name.replace('_', '-')} must be >= {minimum}, got {value}")
+        parse_material_ranges(self.material_ranges)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary of the options."""
+        return {"sets": list(self.sets) if self.sets else None,
+                "horizon_factor": self.horizon_factor, "fresh": self.fresh,
+                "max_sequences": self.max_sequences, "material_seed": self.material_seed,
+                "material_ranges": parse_material_ranges(self.material_ranges),
+                "sample": self.sample, "vtk_every": self.vtk_every,
+                "batch_size": self.batch_size, "device": self.device}
+
+
+__all__ = ["SequenceEvaluationOptions"]

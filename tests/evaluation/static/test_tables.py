@@ -1,0 +1,59 @@
+"""The terminal tables of a static evaluation, as data, from a hand-made ``evaluation.json``."""
+
+from __future__ import annotations
+
+from surrogate.evaluation.static.tables import static_tables
+from surrogate.evaluation.terminal_tables import Cell, Table
+
+
+def _record(level: int, h: float, n0: float, order2: float, run: float) -> dict:
+    fem = {"order": 1, "method": "best", "l2_error": n0, "seconds": {"total": 0.002 * level}}
+    return {
+        "domain": "meshes/part.msh", "level": level, "h": h, "n_nodes": 27 * level,
+        "n_quadrature": 528 * level, "inside_fraction": {"cylinder": 0.75},
+        "fem": fem, "fem_orders": [fem, {"order": 2, "method": "best", "l2_error": order2,
+                                         "seconds": {"total": 0.01 * level}}],
+        "runs": {"fdnn": {"l2_error": run, "inside": {"relative_error": 0.5 * run},
+                          "outside": {"relative_error": 2 * run},
+                          "seconds": {"field_on_mesh": 1e-4, "inference": 2e-4},
+                          "speedup_vs_fem": 20.0 * level, "speedup_vs_fem_quadrature": None}},
+    }
+
+
+SUMMARY = {
+    "kind": "pointwise", "reference": "order-2 solve on level 3", "inference_device": "cpu",
+    "runs": {"fdnn": {}}, "notes": ["a note"],
+    "records": [_record(1, 0.5, 1e-2, 4e-3, 5e-3), _record(2, 0.25, 5e-3, 1e-3, 6e-3)],
+    "fastest_fem_at_equal_error": {"part": {"fdnn": {
+        "surrogate": {"error": 6e-3, "seconds": 1e-4, "level": 2},
+        "fem": {"label": "order 1, level 1", "seconds": 0.002, "dofs": 98, "error": 1e-2},
+        "lower_bound": True, "verdict": "no FEM reaches the run's error"}}},
+}
+
+
+def test_errors_splits_and_timings_one_row_per_source():
+    errors, split, inside, timing, fastest, reference, note = static_tables(SUMMARY)
+    assert isinstance(errors, Table) and isinstance(timing, Table)
+    assert [c.header for c in errors.columns] == ["", "part L1\nh=0.5", "part L2\nh=0.25"]
+    assert errors.rows[0] == ("N0 best", "1.00e-02", "5.00e-03")
+    assert errors.rows[1] == ("order 2 best", "4.00e-03", "1.00e-03")
+    # green where the run is below N0: level 1 (5e-3 < 1e-2), not level 2 (6e-3 > 5e-3)
+    assert errors.rows[2] == ("fdnn", Cell("5.00e-03", True), Cell("6.00e-03", False))
+    assert split.rows == (("fdnn", "2.5e-03 / 1.0e-02", "3.0e-03 / 1.2e-02"),)
+    assert inside == "volume inside the training domain (finest levels): part L2: 75% in cylinder"
+    assert [row[0] for row in timing.rows] == ["N0 best", "order 2 best", "fdnn (nodes)",
+                                               "fdnn (quad. pts)"]
+    assert timing.rows[2] == ("fdnn (nodes)", "0.0001 (20×)", "0.0001 (40×)")
+    assert timing.rows[3] == ("fdnn (quad. pts)", "0.0002", "0.0002")
+    assert fastest == ("part, fdnn: error 6.00e-03 (level 2) in 0.0001 s; most accurate FEM: "
+                       "order 1, level 1, 0.002 s (98 DOFs, error 1.00e-02) — no FEM reaches "
+                       "the run's error")
+    assert reference == "reference: order-2 solve on level 3 (no exact solution)"
+    assert note == "note: a note"
+
+
+def test_a_reference_level_shows_as_reference():
+    summary = {**SUMMARY, "records": [_record(1, 0.5, 1e-2, 4e-3, 5e-3)]}
+    summary["records"][0]["fem"] = {**summary["records"][0]["fem"], "is_reference": True}
+    errors = static_tables(summary)[0]
+    assert errors.rows[0] == ("N0 best", "reference")
