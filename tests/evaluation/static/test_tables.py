@@ -7,11 +7,11 @@ from surrogate.evaluation.terminal_tables import Cell, Table
 
 
 def _record(level: int, h: float, n0: float, order2: float, run: float) -> dict:
-    fem = {"order": 1, "method": "best", "l2_error": n0, "seconds": {"total": 0.002 * level}}
+    fem = {"order": 0, "method": "best", "l2_error": n0, "seconds": {"total": 0.002 * level}}
     return {
         "domain": "meshes/part.msh", "level": level, "h": h, "n_nodes": 27 * level,
         "n_quadrature": 528 * level, "inside_fraction": {"cylinder": 0.75},
-        "fem": fem, "fem_orders": [fem, {"order": 2, "method": "best", "l2_error": order2,
+        "fem": fem, "fem_orders": [fem, {"order": 1, "method": "best", "l2_error": order2,
                                          "seconds": {"total": 0.01 * level}}],
         "runs": {"fdnn": {"l2_error": run, "inside": {"relative_error": 0.5 * run},
                           "outside": {"relative_error": 2 * run},
@@ -36,12 +36,12 @@ def test_errors_splits_and_timings_one_row_per_source():
     assert isinstance(errors, Table) and isinstance(timing, Table)
     assert [c.header for c in errors.columns] == ["", "part L1\nh=0.5", "part L2\nh=0.25"]
     assert errors.rows[0] == ("N0 best", "1.00e-02", "5.00e-03")
-    assert errors.rows[1] == ("order 2 best", "4.00e-03", "1.00e-03")
+    assert errors.rows[1] == ("complete linear best", "4.00e-03", "1.00e-03")
     # green where the run is below N0: level 1 (5e-3 < 1e-2), not level 2 (6e-3 > 5e-3)
     assert errors.rows[2] == ("fdnn", Cell("5.00e-03", True), Cell("6.00e-03", False))
     assert split.rows == (("fdnn", "2.5e-03 / 1.0e-02", "3.0e-03 / 1.2e-02"),)
     assert inside == "volume inside the training domain (finest levels): part L2: 75% in cylinder"
-    assert [row[0] for row in timing.rows] == ["N0 best", "order 2 best", "fdnn (nodes)",
+    assert [row[0] for row in timing.rows] == ["N0 best", "complete linear best", "fdnn (nodes)",
                                                "fdnn (quad. pts)"]
     assert timing.rows[2] == ("fdnn (nodes)", "0.0001 (20×)", "0.0001 (40×)")
     assert timing.rows[3] == ("fdnn (quad. pts)", "0.0002", "0.0002")
