@@ -57,3 +57,13 @@ def test_a_reference_level_shows_as_reference():
     summary["records"][0]["fem"] = {**summary["records"][0]["fem"], "is_reference": True}
     errors = static_tables(summary)[0]
     assert errors.rows[0] == ("N0 best", "reference")
+
+
+def test_another_backends_rows_are_named_and_a_level_above_the_dof_cap_is_blank():
+    """One row per (backend, order); an entry without a backend is the own backend's."""
+    records = [_record(1, 0.5, 1e-2, 4e-3, 5e-3), _record(2, 0.25, 5e-3, 1e-3, 6e-3)]
+    quadratic = {"backend": "ngsolve", "order": 2, "method": "solve", "l2_error": 2e-4,
+                 "seconds": {"total": 0.009}}
+    records[0]["fem_orders"].append(quadratic)  # level 2: above --fem-max-dofs, not solved
+    errors = static_tables({**SUMMARY, "records": records})[0]
+    assert errors.rows[2] == ("ngsolve: complete quadratic solve", "2.00e-04", "–")
