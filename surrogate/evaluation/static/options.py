@@ -41,7 +41,7 @@ class EvaluationOptions:
                        choices=FEM_CHOICES)
     fem_backends: tuple[str, ...] | None = fem_backends_field()
     fem_orders: tuple[int, ...] | None = fem_orders_field()
-    fem_max_dofs: int = fem_max_dofs_field(70_000)
+    fem_max_dofs: int = fem_max_dofs_field(40_000)
     solver: str = solver_field()
     intorder: int = intorder_field()
     slice_axis: int = setting(2, doc="Plane of the slice figures, AXIS=VALUE.", flag="slice",
