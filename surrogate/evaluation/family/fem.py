@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from surrogate.core.errors import InputError
+from surrogate.core.errors import InputError, SolverError
 from surrogate.fem.families.family import FamilyProblem, SphericalInterface
 
 INTERFACE_BAND = 2.0
@@ -182,7 +182,8 @@ def level_fem(rules: LevelRules, candidates: list[Any], family: Any, options: An
     """``{method: {record key: entry}}`` of every FEM candidate (registry ``FemMethod``) on one
     problem and level: the best approximation by the backends that offer it, the mixed solve
     by all; orders ≥ 1 only on ``higher`` levels; a candidate above ``options.fem_max_dofs``
-    H(curl) DOFs is not solved (added to ``skipped``)."""
+    H(curl) DOFs is not solved, one whose solve fails is left out (both said in
+    ``skipped``)."""
     from surrogate.fem.hcurl.errors import error_intorder
     from surrogate.fem.hcurl.registry import hcurl_dofs
 
@@ -195,16 +196,21 @@ def level_fem(rules: LevelRules, candidates: list[Any], family: Any, options: An
                                                         and rules.level not in higher):
                 continue
             dofs = hcurl_dofs(mesh, fem.order)
+            where = f"{fem.label} on {rules.domain.name} level {rules.level}"
             if dofs > options.fem_max_dofs:
-                skipped.add(f"{fem.label} on {rules.domain.name} level {rules.level} "
-                            f"({dofs} DOFs)")
+                skipped.add(f"{where}: {dofs} H(curl) DOFs > --fem-max-dofs "
+                            f"{options.fem_max_dofs}")
                 continue
             rule = max(options.intorder, error_intorder(fem.order))
             geometry, ref = rules.at(rule)
-            solution, seconds = fem_solution(mesh, rules.problem, method, fem.order,
-                                             options.solver, family, rules.domain.name,
-                                             rules.level, backend=fem.backend,
-                                             rtol=options.rtol)
+            try:
+                solution, seconds = fem_solution(mesh, rules.problem, method, fem.order,
+                                                 options.solver, family, rules.domain.name,
+                                                 rules.level, backend=fem.backend,
+                                                 rtol=options.rtol)
+            except SolverError:  # e.g. a singular system: no candidate on this problem
+                skipped.add(f"{where}: its {method} failed on some problems")
+                continue
             out[method][fem.key] = fem_entry(solution, seconds, ref, geometry, rule)
     return out
 

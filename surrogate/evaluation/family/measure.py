@@ -259,8 +259,7 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
         problems.append(record)
     progress(total, total, "done")
     if skipped:
-        notes.append(f"not solved, more than --fem-max-dofs {options.fem_max_dofs} H(curl) "
-                     f"DOFs: {'; '.join(sorted(skipped))}")
+        notes.append(f"FEM candidates left out: {'; '.join(sorted(skipped))}")
     return FamilyEvaluation(
         family=family.name,
         truth="exact" if truth is None else truth_description(*truth, family.training_domain),

@@ -52,10 +52,13 @@ def error_table(problems: list[dict[str, Any]], domain: str, labels: list[str]
     first = per_problem[0]
     for i, level_record in enumerate(first):
         level = level_record["level"]
-        for method, by_key in level_record["fem"].items():
-            for key in by_key:
+        for method in level_record["fem"]:
+            keys = dict.fromkeys(key for levels in per_problem
+                                 for key in levels[i]["fem"].get(method, {}))
+            for key in keys:  # a candidate whose solve failed on a problem is absent there
                 backend, order = parse_fem_key(key)
-                entries = [levels[i]["fem"][method][key] for levels in per_problem]
+                entries = [levels[i]["fem"][method][key] for levels in per_problem
+                           if key in levels[i]["fem"].get(method, {})]
                 rows.append({"source": fem_source(method, order, level, backend),
                              "kind": "fem", "method": method, "backend": backend,
                              "order": order, "level": level,

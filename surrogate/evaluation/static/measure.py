@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from surrogate.core.errors import SolverError
 from surrogate.evaluation.devices import device_description, resolve_inference_device
 from surrogate.evaluation.static.options import EvaluationOptions
 from surrogate.evaluation.static.records import (
@@ -125,8 +126,9 @@ def _warm_up_fem(problem: Any, method: str, candidates: Sequence[Any]) -> None:
 def _level_fem(fem_list: Sequence[Any], mesh: Any, problem: Any, method: str,
                options: EvaluationOptions, reference: Any, skipped: list[str], where: str,
                rules: LevelRules) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
-    """The FEM records of one level (every candidate within ``fem_max_dofs``; the reference
-    solve reused where it is the candidate) and the solutions by (backend, order)."""
+    """The FEM records of one level (every candidate within ``fem_max_dofs`` whose solve
+    succeeds; the reference solve reused where it is the candidate) and the solutions by
+    (backend, order); why a candidate is left out goes to ``skipped``."""
     from surrogate.fem.hcurl.errors import error_intorder
     from surrogate.fem.hcurl.registry import hcurl_dofs
 
@@ -134,11 +136,16 @@ def _level_fem(fem_list: Sequence[Any], mesh: Any, problem: Any, method: str,
     for fem in fem_list:
         dofs = hcurl_dofs(mesh, fem.order)
         if dofs > options.fem_max_dofs:
-            skipped.append(f"{fem.label} on {where} ({dofs} DOFs)")
+            skipped.append(f"{fem.label} on {where}: {dofs} H(curl) DOFs > --fem-max-dofs "
+                           f"{options.fem_max_dofs}")
             continue
         is_reference = reference is not None and fem == REFERENCE_FEM
-        solution = reference if is_reference else fem_baseline(mesh, problem, method,
-                                                               options.solver, fem)
+        try:
+            solution = reference if is_reference else fem_baseline(mesh, problem, method,
+                                                                   options.solver, fem)
+        except SolverError as exc:  # e.g. a singular system on a domain with a cavity
+            skipped.append(f"{fem.label} on {where}: its solve failed ({exc})")
+            continue
         solutions[(fem.backend, fem.order)] = solution
         rule = max(options.intorder, error_intorder(fem.order))
         records.append(fem_record(solution, fem.offered_method(method), is_reference, rule,
@@ -230,8 +237,7 @@ def evaluate_runs(
             step += 1
             progress(step, total_steps, f"{domain.name} level {level}")
     if skipped:
-        notes.append(f"not solved, more than --fem-max-dofs {options.fem_max_dofs} H(curl) "
-                     f"DOFs: {'; '.join(skipped)}")
+        notes.append(f"FEM candidates left out: {'; '.join(skipped)}")
 
     vtk_summary = None
     if vtk_dir is not None:

@@ -300,3 +300,27 @@ def test_equal_error_names_the_fastest_fem_of_any_order_and_level():
     assert exact["lower_bound"] and "no evaluated FEM reaches" in exact["verdict"]
     assert exact["fem"]["label"] == "skfem order 2, level 2 (1208 DOFs)"
     assert not exact["at_coarsest_level"]
+
+
+def test_a_failed_or_too_large_candidate_is_left_out_with_a_note(monkeypatch):
+    """A solve that raises SolverError (a singular system on a domain with a cavity) drops
+    that candidate on that level, said in a note; so does one above --fem-max-dofs."""
+    from surrogate.core.errors import SolverError
+
+    real = ev.fem_baseline
+
+    def failing(mesh, problem, method, solver, fem=None):
+        if fem is not None and fem.order == 1 and mesh.t.shape[1] == 48:
+            raise SolverError("direct solve did not converge")
+        return real(mesh, problem, method, solver, fem)
+
+    monkeypatch.setattr(ev, "fem_baseline", failing)
+    result = evaluate_runs([OffsetRun("runs/a", [0.01, 0, 0])], MAXWELL,
+                           EvaluationOptions(domains=("cube",), levels=(1, 2),
+                                             fem_backends=("skfem",), fem_max_dofs=1000))
+    level1, level2 = result.records
+    assert [f["order"] for f in level1["fem_orders"]] == [0]  # order 1 failed on level 1
+    assert [f["order"] for f in level2["fem_orders"]] == [0]  # 1208 DOFs > 1000
+    note = next(n for n in result.notes if n.startswith("FEM candidates left out"))
+    assert "skfem order 1 (complete linear) on cube level 1: its solve failed" in note
+    assert "on cube level 2: 1208 H(curl) DOFs > --fem-max-dofs 1000" in note
