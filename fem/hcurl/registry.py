@@ -57,7 +57,8 @@ class Backend:
     """A FEM backend: its orders, the modules it needs, what it offers per order.
 
     ``default_orders``: the orders an evaluation compares with unless told otherwise;
-    ``exact_free_orders``: the orders whose mixed solve needs no exact u (boundary data)."""
+    ``exact_free_orders``: the orders whose mixed solve needs no exact u (boundary data);
+    ``exports_vtk``: its solutions carry the skfem basis the VTK export projects to nodes."""
 
     name: str
     orders: tuple[int, ...]
@@ -67,11 +68,12 @@ class Backend:
     extra: str = ""
     default_orders: tuple[int, ...] = ()
     exact_free_orders: tuple[int, ...] = ()
+    exports_vtk: bool = False
 
 
 BACKENDS = {
     "skfem": Backend("skfem", (0, 1), (), ("best", "solve"), ("auto", "direct", "iterative"),
-                     default_orders=(0, 1), exact_free_orders=(0,)),
+                     default_orders=(0, 1), exact_free_orders=(0,), exports_vtk=True),
     "ngsolve": Backend("ngsolve", (0, 1, 2, 3, 4), ("ngsolve", "netgen"), ("solve",),
                        ("auto", "direct", "iterative"), "ngsolve", default_orders=(0, 1, 2, 3)),
 }
@@ -122,6 +124,11 @@ class FemMethod:
         return self.order not in BACKENDS[self.backend].exact_free_orders
 
     @property
+    def exports_vtk(self) -> bool:
+        """Whether the static evaluation's VTK files can hold this method's fields."""
+        return BACKENDS[self.backend].exports_vtk
+
+    @property
     def key(self) -> str:
         """The record key, e.g. "ngsolve:2" (:func:`fem_key`)."""
         return fem_key(self.backend, self.order)
@@ -145,6 +152,12 @@ def fem_name(backend: str, order: int) -> str:
     of older reports), "ngsolve: complete quadratic" for another."""
     name = order_name(order)
     return name if backend == OWN_BACKEND else f"{backend}: {name}"
+
+
+def backend_rank(name: str) -> int:
+    """Position of a backend in :data:`FEM_BACKENDS` (the own one 0; unknown names last):
+    the order and line style of figures."""
+    return FEM_BACKENDS.index(name) if name in FEM_BACKENDS else len(FEM_BACKENDS)
 
 
 def backend_installed(name: str) -> bool:
@@ -311,7 +324,8 @@ def _find_spec(module: str):
 
 
 __all__ = ["METHODS", "ORDER_NAMES", "BACKENDS", "FEM_BACKENDS", "FEM_ORDERS", "OWN_BACKEND",
-           "FemMethod", "order_name", "fem_name", "backend_installed", "installed_backends",
+           "FemMethod", "order_name", "fem_name", "backend_rank", "backend_installed",
+           "installed_backends",
            "check_backend", "parse_backends", "check_order", "parse_orders",
            "order_from_legacy", "fem_method", "fem_methods", "evaluation_methods",
            "backends_note", "hcurl_dofs", "fem_key", "parse_fem_key", "fem_approximation",

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from surrogate.evaluation.figures import pyplot, save_figure
-from surrogate.fem.hcurl.registry import OWN_BACKEND, fem_name
+from surrogate.evaluation.figures import backend_line, pyplot, save_figure
+from surrogate.fem.hcurl.registry import OWN_BACKEND, backend_rank, fem_name
 
 
 def pareto_figure(pareto: Mapping[str, Any], domain: str, family: str, path: Path) -> Path:
@@ -22,11 +22,11 @@ def pareto_figure(pareto: Mapping[str, Any], domain: str, family: str, path: Pat
     solves = [p for p in pareto["fem"] if p["method"] == "solve"
               and p["error"] is not None and p["seconds"]]
     keys = sorted({(p.get("backend", OWN_BACKEND), p["order"]) for p in solves},
-                  key=lambda key: (key[0] != OWN_BACKEND, key))
+                  key=lambda key: (backend_rank(key[0]), key))
     for i, (backend, order) in enumerate(keys):
         points = sorted((p for p in solves if (p.get("backend", OWN_BACKEND), p["order"])
                          == (backend, order)), key=lambda p: p["level"])
-        style = ("o" if order == 0 else "s") + ("-" if backend == OWN_BACKEND else ":")
+        style = ("o" if order == 0 else "s") + backend_line(backend)
         ax.loglog([p["seconds"] for p in points], [p["error"] for p in points], style,
                   color=f"C{i % 10}", label=f"{fem_name(backend, order)} mixed solve (levels)")
         for p in points:

@@ -12,20 +12,18 @@ from typing import Any
 
 import numpy as np
 
-from surrogate.evaluation.figures import pyplot, save_figure
+from surrogate.evaluation.figures import backend_line, pyplot, save_figure
 from surrogate.evaluation.static.fem_columns import fem_at, fem_columns, fem_key, fem_label
 
 _ORDER_STYLE = {0: ("k", "s"), 1: ("C3", "^"), 2: ("C4", "v"), 3: ("C5", "D"), 4: ("C6", "P")}
 
 
 def _style(key: tuple[str, int]) -> tuple[str, str, str]:
-    """(colour, marker, line style) of a (backend, order): colour and marker by order, solid
-    for the own backend and dashed for another."""
-    from surrogate.fem.hcurl.registry import OWN_BACKEND
-
+    """(colour, marker, line style) of a (backend, order): colour and marker by order, line
+    style by backend (solid for the own one)."""
     backend, order = key
     color, marker = _ORDER_STYLE.get(order, ("C7", "x"))
-    return color, marker, "-" if backend == OWN_BACKEND else ":"
+    return color, marker, backend_line(backend)
 
 
 def fem_order_series(rows: list[Mapping[str, Any]], key: tuple[str, int]

@@ -128,7 +128,7 @@ def _level_fem(fem_list: Sequence[Any], mesh: Any, problem: Any, method: str,
                rules: LevelRules) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
     """The FEM records of one level (every candidate within ``fem_max_dofs`` whose solve
     succeeds; the reference solve reused where it is the candidate) and the solutions by
-    (backend, order); why a candidate is left out goes to ``skipped``."""
+    FEM method; why a candidate is left out goes to ``skipped``."""
     from surrogate.fem.hcurl.errors import error_intorder
     from surrogate.fem.hcurl.registry import hcurl_dofs
 
@@ -146,7 +146,7 @@ def _level_fem(fem_list: Sequence[Any], mesh: Any, problem: Any, method: str,
         except SolverError as exc:  # e.g. a singular system on a domain with a cavity
             skipped.append(f"{fem.label} on {where}: its solve failed ({exc})")
             continue
-        solutions[(fem.backend, fem.order)] = solution
+        solutions[fem] = solution
         rule = max(options.intorder, error_intorder(fem.order))
         records.append(fem_record(solution, fem.offered_method(method), is_reference, rule,
                                   rules.at(rule)[1]))
@@ -228,8 +228,7 @@ def evaluate_runs(
                               for label, run in zip(labels, runs, strict=True)}
             records.append(record)
             if vtk_dir is not None:
-                own = {order: sol for (backend, order), sol in solutions.items()
-                       if backend == OWN_BACKEND}  # VTK holds the own backend's fields
+                own = {fem.order: sol for fem, sol in solutions.items() if fem.exports_vtk}
                 name = write_level_vtu(Path(vtk_dir), domain.stem, level, mesh, problem,
                                        runs, labels, own, reference_solution,
                                        batch_size=options.batch_size)
@@ -243,7 +242,7 @@ def evaluate_runs(
     if vtk_dir is not None:
         vtk_summary = write_collections(
             Path(vtk_dir), vtk_entries, labels, has_exact=has_exact,
-            fem_orders=sorted({m.order for m in candidates if m.backend == OWN_BACKEND}))
+            fem_orders=sorted({m.order for m in candidates if m.exports_vtk}))
     histories = {label: list(getattr(run, "history", []) or [])
                  for label, run in zip(labels, runs, strict=True)}
     return Evaluation(
