@@ -209,3 +209,34 @@ def test_bad_inputs_raise_input_error():
         CoRNNCell(2, 4, damping="semi")
     with pytest.raises(InputError, match="epsilon must be > 0"):
         CoRNNCell(2, 4, epsilon=-1.0)
+
+
+@pytest.mark.parametrize("arch, default", [("lem", "kaiming"), ("cornn", "kaiming"),
+                                           ("lstm", "uniform")])
+def test_readout_init_option_and_defaults(arch, default):
+    """readout_init: N(0, 2/m) (the LEM code's kaiming_normal_) or torch's U(±1/√m) (the
+    coRNN code's nn.Linear); configs without the field (older runs) keep their arch's
+    default, and the default draws the same weights as before the option existed."""
+    from surrogate.models.registry import build_model, config_from_dict
+    from surrogate.models.sequence_models import kaiming_readout
+
+    m = 2000
+    fields = {"arch": arch, "in_features": 1, "out_features": 4, "hidden": m}
+    config = config_from_dict(fields)
+    assert config.readout_init == default
+    std = {}
+    for init in ("kaiming", "uniform"):
+        torch.manual_seed(0)
+        weight = build_model(config_from_dict({**fields, "readout_init": init})).readout.weight
+        std[init] = weight.std().item()
+        if init == "uniform":
+            assert weight.abs().max() <= m ** -0.5
+    assert abs(std["kaiming"] / (2 / m) ** 0.5 - 1) < 0.05
+    assert abs(std["uniform"] / (1 / (3 * m)) ** 0.5 - 1) < 0.05
+    torch.manual_seed(0)
+    built = build_model(config).readout.weight
+    torch.manual_seed(0)
+    by_hand = build_model(config_from_dict({**fields, "readout_init": "uniform"}))
+    if default == "kaiming":
+        by_hand = kaiming_readout(by_hand)
+    torch.testing.assert_close(built, by_hand.readout.weight, rtol=0, atol=0)
