@@ -220,8 +220,8 @@ def test_readout_init_option_and_defaults(arch, default):
     from surrogate.models.registry import build_model, config_from_dict
     from surrogate.models.sequence_models import kaiming_readout
 
-    m = 2000
-    fields = {"arch": arch, "in_features": 1, "out_features": 4, "hidden": m}
+    m = 100
+    fields = {"arch": arch, "in_features": 1, "out_features": 200, "hidden": m}
     config = config_from_dict(fields)
     assert config.readout_init == default
     std = {}
