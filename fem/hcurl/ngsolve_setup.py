@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-CACHE_SIZE = 8
+CACHE_SIZE = 32  # (mesh, order) pairs: a family evaluation cycles through levels × orders
 MAX_RULE_ORDER = 5
 
 
