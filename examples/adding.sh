@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The adding problem (Rusch's thesis §2.4 and §5.3; Hochreiter & Schmidhuber 1997) for LEM and
-# coRNN with 128 units, and the held-out MSE against training steps next to the 0.167
+# The adding problem (Rusch's thesis §2.4 and §5.3; Hochreiter & Schmidhuber 1997) for LEM,
+# coRNN (and the LSTM baseline) with 128 units, and the held-out MSE against training steps next to the 0.167
 # baseline (the variance of the target: always answering 1). The thesis' "desired" level is
 # an MSE of 0.01.
 #
@@ -15,7 +15,15 @@
 #          N = 10000; no separate setting is published for N = 2000), 30000 steps.
 #   coRNN  Table 2.8 (adding, T = 5000): Adam, lr 2e-2, batch 50, Δt = 1.6e-2, γ = 94.5,
 #          ε = 9.5; the coRNN code's explicit damping (eq. 2.45).
-#   Both read out after the last step (--readout last), constant lr, best-validation model.
+#   LSTM   torch's LSTM, 128 units, Adam lr 1e-3 (LSTM_LR; no published setting), the
+#          same-size baseline of the thesis' figure; MODELS="lem cornn lstm" runs all three.
+#   All read out after the last step (--readout last), constant lr, best-validation model.
+#   "Steps to MSE <= 0.01" comes from the per-epoch validation, so it is a multiple of the
+#   steps per epoch (N_TRAIN / BATCH = 400 at the defaults).
+#
+# Budgets: T = 2000 to the protocol's end is for a GPU (DEVICE=cuda); on CPU run the same
+# protocol at T=500 and T=1000 (`T=500 examples/adding.sh adding-500`), and the authors' code
+# side by side at T = 500 with benchmarks/reference_sequences.py --task adding.
 #
 # Cost: the full protocol is hours of CPU per model at T = 2000 (forward + backward through
 # 2000 steps of a 128-unit cell per sequence); run it on a GPU (DEVICE=cuda) or give it the
@@ -25,10 +33,12 @@
 # Options (environment): T (2000), HIDDEN (128), N_TRAIN (20000), N_VAL (1000), N_TEST (1000),
 #          BATCH (50), LEM_EPOCHS (75 = 30000 steps at the defaults), CORNN_EPOCHS (75),
 #          LEM_LR (2.6e-3), LEM_DT (2.42e-2), CORNN_LR (2e-2), CORNN_DT (1.6e-2),
-#          CORNN_GAMMA (94.5), CORNN_EPSILON (9.5), MODELS ("lem cornn"), SEED (0),
+#          CORNN_GAMMA (94.5), CORNN_EPSILON (9.5), LSTM_LR (1e-3), LSTM_EPOCHS (75),
+#          LEM_ARGS, CORNN_ARGS, LSTM_ARGS (more `fit` flags per model, e.g. a model option),
+#          MODELS ("lem cornn"; add lstm for the baseline), SEED (0),
 #          DEVICE (cpu), PARALLEL (1: the fits side by side), SURROGATE (the command),
 #          PYTHON (python3, for the summary and the figure).
-# Output:  OUT_DIR/data/adding.h5, OUT_DIR/runs/{lem,cornn}/, OUT_DIR/logs/*.time,
+# Output:  OUT_DIR/data/adding.h5, OUT_DIR/runs/{lem,cornn,lstm}/, OUT_DIR/logs/*.time,
 #          OUT_DIR/adding_mse.png (held-out MSE against training steps, log scale, the 0.167
 #          baseline and the 0.01 level), and one JSON line: per model the final test MSE,
 #          whether it is <= 0.01, the first step at which the held-out MSE was <= 0.01 (null if
@@ -50,6 +60,11 @@ CORNN_LR=${CORNN_LR:-2e-2}
 CORNN_DT=${CORNN_DT:-1.6e-2}
 CORNN_GAMMA=${CORNN_GAMMA:-94.5}
 CORNN_EPSILON=${CORNN_EPSILON:-9.5}
+LSTM_LR=${LSTM_LR:-1e-3}
+LSTM_EPOCHS=${LSTM_EPOCHS:-75}
+read -r -a LEM_EXTRA <<< "${LEM_ARGS:-}"
+read -r -a CORNN_EXTRA <<< "${CORNN_ARGS:-}"
+read -r -a LSTM_EXTRA <<< "${LSTM_ARGS:-}"
 MODELS=${MODELS:-lem cornn}
 SEED=${SEED:-0}
 DEVICE=${DEVICE:-cpu}
@@ -68,11 +83,13 @@ TIMEFORMAT='%U %S %R'  # user, system CPU seconds, wall seconds of each timed fi
 fit_model() {
     case "$1" in
         lem) args=(--arch lem --dt "$LEM_DT" --lr "$LEM_LR" --epochs "$LEM_EPOCHS"
-                   --patience "$LEM_EPOCHS") ;;
+                   --patience "$LEM_EPOCHS" "${LEM_EXTRA[@]}") ;;
         cornn) args=(--arch cornn --dt "$CORNN_DT" --cornn-gamma "$CORNN_GAMMA"
                      --epsilon "$CORNN_EPSILON" --damping explicit --lr "$CORNN_LR"
-                     --epochs "$CORNN_EPOCHS" --patience "$CORNN_EPOCHS") ;;
-        *) echo "unknown model $1 (MODELS: lem, cornn)" >&2; return 2 ;;
+                     --epochs "$CORNN_EPOCHS" --patience "$CORNN_EPOCHS" "${CORNN_EXTRA[@]}") ;;
+        lstm) args=(--arch lstm --lr "$LSTM_LR" --epochs "$LSTM_EPOCHS"
+                    --patience "$LSTM_EPOCHS" "${LSTM_EXTRA[@]}") ;;
+        *) echo "unknown model $1 (MODELS: lem, cornn, lstm)" >&2; return 2 ;;
     esac
     { time "$SURROGATE" fit "$OUT/data/adding.h5" "${args[@]}" "${common[@]}" \
           -o "$OUT/runs/$1"; } 2> "$OUT/logs/$1.time"

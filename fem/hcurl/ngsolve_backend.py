@@ -6,9 +6,17 @@ the same problem as the skfem backend, on the toolkit's own tetrahedra
 (:func:`~surrogate.fem.hcurl.ngsolve_mesh.ngsolve_mesh`), with static condensation of the
 element-interior DOFs (``condense=True``). NGSolve's ``order`` k is the toolkit's (0 = N0; k ≥ 1
 Nédélec's second kind of degree k); ∇H1_{k+1} ⊂ HCurl_k, so the multiplier space matches.
-φ, f, g enter as L² projections of degree k + 2 (:mod:`~surrogate.fem.hcurl.ngsolve_data`); g
-is imposed by NGSolve's boundary projection ``Set(g, BND)``. Every integral adds the data's
-degree to NGSolve's own rule (``bonus_intorder``), so polynomial data are integrated exactly.
+φ and f are sampled at the points of the forms' own integration rule (degree 2k + 2), g enters
+as an L² projection of degree k + 2 on the boundary triangles
+(:mod:`~surrogate.fem.hcurl.ngsolve_data`), imposed by NGSolve's boundary projection
+``Set(g, BND)``; polynomial data of low degree are integrated exactly.
+
+Timed span, per problem: mesh → u_h. The mesh-only part (conversion, spaces, rule points,
+boundary mass; :mod:`~surrogate.fem.hcurl.ngsolve_setup`) is built once per mesh object and
+order and reused by later problems, but its build time is charged to every problem
+(``timings["mesh"]``); "assembly" (data evaluation, forms, boundary values) and "solve"
+(factorisation or preconditioner, Krylov iterations, condensed back-substitution) are each
+problem's own.
 
 Solvers on the condensed system: "direct" factors the quasi-definite neighbour
 [[A + εM, Bᵀ], [B, −εL]] (ε = 1e-6: LDLᵀ by NGSolve's sparse Cholesky needs no pivoting then;
@@ -45,8 +53,8 @@ _POINT_CHUNK = 200_000
 class NgsolveSolution:
     """u_h of the ngsolve backend on the skfem ``mesh`` it was solved on; ``ndofs`` counts
     the H(curl) DOFs (before condensation), as for skfem. ``timings``:
-    "mesh" (conversion), "assembly" (data projections, forms, boundary values), "solve";
-    their sum is mesh → u_h."""
+    "mesh" (the mesh-only setup, charged to every problem), "assembly" (data, forms, boundary
+    values), "solve"; their sum is mesh → u_h."""
 
     mesh: Any = field(repr=False)
     ngmesh: Any = field(repr=False)
@@ -112,7 +120,7 @@ def solve_maxwell_ngsolve(mesh, problem, *, order: int, solver: str = "auto",
     import ngsolve
 
     from surrogate.fem.hcurl import ngsolve_data
-    from surrogate.fem.hcurl.ngsolve_mesh import ngsolve_mesh
+    from surrogate.fem.hcurl.ngsolve_setup import mesh_setup
 
     if order not in ORDERS:
         raise InputError(f"the ngsolve backend offers orders {ORDERS}, got {order!r}")
@@ -123,32 +131,28 @@ def solve_maxwell_ngsolve(mesh, problem, *, order: int, solver: str = "auto",
     threads = max(int(threads), 1)
     ngsolve.SetNumThreads(threads)
     with ngsolve.TaskManager() if threads > 1 else nullcontext():
-        t0 = time.perf_counter()
-        ngmesh = ngsolve_mesh(mesh.p.T, mesh.t.T)
+        setup = mesh_setup(mesh, int(order))
         t1 = time.perf_counter()
-        degree = ngsolve_data.data_degree(order)
-        hcurl = ngsolve.HCurl(ngmesh, order=order, dirichlet=".*")
-        space = hcurl * ngsolve.H1(ngmesh, order=order + 1, dirichlet=".*")
-        phi = ngsolve_data.volume_coefficient(ngmesh, problem.phi, degree)
-        f = ngsolve_data.volume_coefficient(ngmesh, problem.f, degree)
+        space = setup.space
+        phi = ngsolve_data.volume_coefficient(setup, problem.phi)
+        f = ngsolve_data.volume_coefficient(setup, problem.f)
         (u, lam), (v, q) = space.TnT()
-        dx = ngsolve.dx(bonus_intorder=degree)  # NGSolve does not count the data's degree
-        mixed = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dx + ngsolve.grad(lam) * v * dx
+        dx, dq = ngsolve.dx, ngsolve.dx(intrules=setup.rules)  # dq: the data's rule
+        mixed = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dq + ngsolve.grad(lam) * v * dx
                  + ngsolve.grad(q) * u * dx)
         a = ngsolve.BilinearForm(mixed, condense=True).Assemble()
-        rhs = ngsolve.LinearForm(f * v * dx).Assemble()
+        rhs = ngsolve.LinearForm(f * v * dq).Assemble()
         x = ngsolve.GridFunction(space)
-        x.components[0].Set(ngsolve_data.boundary_coefficient(ngmesh, problem.u, degree),
-                            ngsolve.BND)
-        free = space.FreeDofs(True)
-        n_free = int(sum(free))
+        x.components[0].Set(ngsolve_data.boundary_coefficient(setup, problem.u), ngsolve.BND)
+        free = setup.free
+        n_free = int(setup.free_mask.sum())
         iterative = solver == "iterative" or (solver == "auto" and n_free >= DIRECT_LIMIT)
         t2 = time.perf_counter()
         r = rhs.vec.CreateVector()
         r.data = rhs.vec - a.mat * x.vec
         r.data += a.harmonic_extension_trans * r
         if iterative:
-            spd = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dx + u * v * dx
+            spd = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dq + u * v * dx
                    + ngsolve.grad(lam) * ngsolve.grad(q) * dx)
             m = ngsolve.BilinearForm(spd, condense=True)
             pre = ngsolve.Preconditioner(m, "bddc")
@@ -169,18 +173,18 @@ def solve_maxwell_ngsolve(mesh, problem, *, order: int, solver: str = "auto",
         x.vec.data += a.harmonic_extension * x.vec
         x.vec.data += a.inner_solve * r
         t3 = time.perf_counter()
-    residual = _relative_residual(a, r, dx_free, free)
+    residual = _relative_residual(a, r, dx_free, setup.free_mask)
     if not residual <= max(10 * rtol, 1e-9):
         raise SolverError(f"{name} on the {n_free}-unknown condensed ngsolve system did not "
                           f"converge: relative residual {residual:.3e}")
     info = SolveInfo(name, int(krylov.iterations), residual, t3 - t2, n_free, threads)
-    return NgsolveSolution(mesh, ngmesh, x.components[0], "solve", int(order), int(hcurl.ndof),
-                           {"mesh": t1 - t0, "assembly": t2 - t1, "solve": t3 - t2}, info)
+    return NgsolveSolution(mesh, setup.ngmesh, x.components[0], "solve", int(order),
+                           setup.hcurl_ndof,
+                           {"mesh": setup.seconds, "assembly": t2 - t1, "solve": t3 - t2}, info)
 
 
-def _relative_residual(a, r, x, free) -> float:
-    """‖r − A x‖ / ‖r‖ on the free DOFs of the condensed system."""
-    mask = np.array(list(free), dtype=bool)
+def _relative_residual(a, r, x, mask: np.ndarray) -> float:
+    """‖r − A x‖ / ‖r‖ on the free DOFs (``mask``) of the condensed system."""
     res = r.CreateVector()
     res.data = r - a.mat * x
     rv, bv = res.FV().NumPy()[mask], r.FV().NumPy()[mask]

@@ -54,7 +54,11 @@ ORDER_NAMES = (
 
 @dataclass(frozen=True)
 class Backend:
-    """A FEM backend: its orders, the modules it needs, what it offers per order."""
+    """A FEM backend: its orders, the modules it needs, what it offers per order.
+
+    ``default_orders``: the orders an evaluation compares with unless told otherwise;
+    ``exact_free_orders``: the orders whose mixed solve needs no exact u (boundary data);
+    ``exports_vtk``: its solutions carry the skfem basis the VTK export projects to nodes."""
 
     name: str
     orders: tuple[int, ...]
@@ -62,14 +66,20 @@ class Backend:
     methods: tuple[str, ...]
     solvers: tuple[str, ...]
     extra: str = ""
+    default_orders: tuple[int, ...] = ()
+    exact_free_orders: tuple[int, ...] = ()
+    exports_vtk: bool = False
 
 
 BACKENDS = {
-    "skfem": Backend("skfem", (0, 1), (), ("best", "solve"), ("auto", "direct", "iterative")),
+    "skfem": Backend("skfem", (0, 1), (), ("best", "solve"), ("auto", "direct", "iterative"),
+                     default_orders=(0, 1), exact_free_orders=(0,), exports_vtk=True),
     "ngsolve": Backend("ngsolve", (0, 1, 2, 3, 4), ("ngsolve", "netgen"), ("solve",),
-                       ("auto", "direct", "iterative"), "ngsolve"),
+                       ("auto", "direct", "iterative"), "ngsolve", default_orders=(0, 1, 2, 3)),
 }
 FEM_BACKENDS = tuple(BACKENDS)
+OWN_BACKEND = FEM_BACKENDS[0]
+"""The toolkit's own backend (always installed): records without a backend are its."""
 FEM_ORDERS = tuple(row.order for row in ORDER_NAMES)
 _SKFEM = {0: ("surrogate.fem.hcurl.n0", "best_approximation", "solve_maxwell"),
           1: ("surrogate.fem.hcurl.complete_linear", "best_approximation2", "solve_maxwell2")}
@@ -104,6 +114,25 @@ class FemMethod:
         return self._function(method)(mesh, problem, solver=solver, rtol=rtol,
                                        **({"threads": threads} if backend.extra else {}))
 
+    def offered_method(self, requested: str) -> str:
+        """``requested`` where this backend offers it, else the mixed solve ("solve")."""
+        return requested if requested in BACKENDS[self.backend].methods else "solve"
+
+    @property
+    def needs_exact(self) -> bool:
+        """Whether the mixed solve needs the exact u (for its boundary data)."""
+        return self.order not in BACKENDS[self.backend].exact_free_orders
+
+    @property
+    def exports_vtk(self) -> bool:
+        """Whether the static evaluation's VTK files can hold this method's fields."""
+        return BACKENDS[self.backend].exports_vtk
+
+    @property
+    def key(self) -> str:
+        """The record key, e.g. "ngsolve:2" (:func:`fem_key`)."""
+        return fem_key(self.backend, self.order)
+
     def _function(self, method: str) -> Callable[..., Any]:
         if self.backend == "skfem":
             module, best, solve = _SKFEM[self.order]
@@ -116,6 +145,19 @@ class FemMethod:
 def order_name(order: int) -> str:
     """"N0", "complete linear", ... for a toolkit order."""
     return ORDER_NAMES[int(order)].name
+
+
+def fem_name(backend: str, order: int) -> str:
+    """A (backend, order) in tables: "N0", "complete linear" for the own backend (the names
+    of older reports), "ngsolve: complete quadratic" for another."""
+    name = order_name(order)
+    return name if backend == OWN_BACKEND else f"{backend}: {name}"
+
+
+def backend_rank(name: str) -> int:
+    """Position of a backend in :data:`FEM_BACKENDS` (the own one 0; unknown names last):
+    the order and line style of figures."""
+    return FEM_BACKENDS.index(name) if name in FEM_BACKENDS else len(FEM_BACKENDS)
 
 
 def backend_installed(name: str) -> bool:
@@ -149,8 +191,9 @@ def parse_backends(text: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(check_backend(part) for part in parts))
 
 
-def check_order(order: Any, backend: str = "skfem") -> int:
-    """``order`` as an int the backend offers; InputError naming the choices otherwise."""
+def check_order(order: Any, backend: str | None = "skfem") -> int:
+    """``order`` as an int the backend offers (None: any backend); InputError naming the
+    choices otherwise."""
     orders = BACKENDS[backend].orders if backend in BACKENDS else FEM_ORDERS
     try:
         value = int(order)
@@ -158,12 +201,12 @@ def check_order(order: Any, backend: str = "skfem") -> int:
         value = None
     if isinstance(order, bool) or value not in orders or str(order).strip() != str(value):
         names = ", ".join(f"{k} = {order_name(k)}" for k in orders)
-        raise InputError(f"unknown FEM order {order!r} for the {backend} backend; choose "
-                         f"one of: {names}")
+        where = f" for the {backend} backend" if backend in BACKENDS else ""
+        raise InputError(f"unknown FEM order {order!r}{where}; choose one of: {names}")
     return value
 
 
-def parse_orders(text: str, backend: str = "skfem") -> tuple[int, ...]:
+def parse_orders(text: str, backend: str | None = "skfem") -> tuple[int, ...]:
     """``"0,1"`` -> (0, 1): distinct orders, increasing; InputError on anything else."""
     parts = [part.strip() for part in str(text).split(",")]
     if not parts or any(not part for part in parts):
@@ -192,6 +235,57 @@ def fem_methods(backends: tuple[str, ...] | None = None,
     chosen = installed_backends() if backends is None else backends
     return [FemMethod(b, k) for b in chosen for k in BACKENDS[check_backend(b)].orders
             if orders is None or k in orders]
+
+
+def evaluation_methods(backends: tuple[str, ...] | None = None,
+                       orders: tuple[int, ...] | None = None) -> list[FemMethod]:
+    """The (backend, order) candidates of an evaluation: each of ``backends`` (None: every
+    installed one) with ``orders`` where it offers them (None: its ``default_orders``);
+    InputError when that leaves none."""
+    chosen = installed_backends() if backends is None else tuple(backends)
+    methods = [FemMethod(b, k) for b in chosen for k in BACKENDS[check_backend(b)].orders
+               if k in (BACKENDS[b].default_orders if orders is None else orders)]
+    if not methods:
+        raise InputError(f"no FEM backend of {', '.join(chosen)} offers the orders "
+                         f"{', '.join(map(str, orders or ()))}")
+    return methods
+
+
+def backends_note(backends: tuple[str, ...] | None) -> str | None:
+    """One line when the default choice (None: every installed backend) leaves some out."""
+    if backends is not None:
+        return None
+    missing = [name for name in FEM_BACKENDS if not backend_installed(name)]
+    if not missing:
+        return None
+    extras = ", ".join(f"pip install 'surrogate[{BACKENDS[m].extra}]'" for m in missing)
+    return (f"FEM backends compared: {', '.join(installed_backends())} only; "
+            f"{', '.join(missing)} is not installed ({extras}), so no verdict is held "
+            "against it")
+
+
+def hcurl_dofs(mesh, order: int) -> int:
+    """H(curl) DOFs of the space of ``order`` on the tet ``mesh`` (any backend: the same
+    space), without building it: N0 one per edge; order k ≥ 1 (second kind, degree k)
+    k + 1 per edge, k² − 1 per face and (k − 2)(k − 1)(k + 1)/2 per tet."""
+    k = int(order)
+    edges = int(mesh.edges.shape[1])
+    if k == 0:
+        return edges
+    faces, cells = int(mesh.facets.shape[1]), int(mesh.t.shape[1])
+    return edges * (k + 1) + faces * (k * k - 1) + cells * (k - 2) * (k - 1) * (k + 1) // 2
+
+
+def fem_key(backend: str, order: int) -> str:
+    """The key of a (backend, order) in records: "skfem:0", "ngsolve:2"."""
+    return f"{backend}:{int(order)}"
+
+
+def parse_fem_key(key: str) -> tuple[str, int]:
+    """(backend, order) of a record key; a bare order ("1", evaluation.json before backends)
+    is the own backend's."""
+    backend, _, order = str(key).rpartition(":")
+    return (backend or OWN_BACKEND), int(order)
 
 
 def fem_approximation(mesh, problem, *, backend: str = "skfem", order: int = 0,
@@ -229,7 +323,10 @@ def _find_spec(module: str):
         return None
 
 
-__all__ = ["METHODS", "ORDER_NAMES", "BACKENDS", "FEM_BACKENDS", "FEM_ORDERS", "FemMethod",
-           "order_name", "backend_installed", "installed_backends", "check_backend",
-           "parse_backends", "check_order", "parse_orders", "order_from_legacy", "fem_method",
-           "fem_methods", "fem_approximation", "fem_hcurl_errors", "naming_table"]
+__all__ = ["METHODS", "ORDER_NAMES", "BACKENDS", "FEM_BACKENDS", "FEM_ORDERS", "OWN_BACKEND",
+           "FemMethod", "order_name", "fem_name", "backend_rank", "backend_installed",
+           "installed_backends",
+           "check_backend", "parse_backends", "check_order", "parse_orders",
+           "order_from_legacy", "fem_method", "fem_methods", "evaluation_methods",
+           "backends_note", "hcurl_dofs", "fem_key", "parse_fem_key", "fem_approximation",
+           "fem_hcurl_errors", "naming_table"]

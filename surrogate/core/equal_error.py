@@ -1,7 +1,9 @@
 """The fastest FEM at equal error: the comparison every "surrogate vs FEM" figure is held to.
 
-Among FEM runs of any order and mesh level, the one a user would pick to match a surrogate's
-accuracy is the fastest whose error is not larger than the surrogate's. Torch-free.
+Among FEM runs of any backend, order and mesh level, the one a user would pick to match a
+surrogate's accuracy is the fastest whose error is not larger than the surrogate's. Every
+verdict names it: backend, order, level, DOFs and seconds. Where it sits on the coarsest
+evaluated level a coarser mesh might be faster still, and the verdict says so. Torch-free.
 """
 
 from __future__ import annotations
@@ -11,21 +13,28 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+COARSEST_NOTE = "fastest at the coarsest evaluated mesh: could be faster"
+
 
 @dataclass(frozen=True)
 class FemCandidate:
-    """One FEM result: its order, mesh level, error and time (mesh → u_h) in seconds."""
+    """One FEM result: its order, mesh level, error, time (mesh → u_h) in seconds, DOFs,
+    backend and method ("solve" or "best")."""
 
     order: int
     level: int
     error: float
     seconds: float
     dofs: int | None = None
+    backend: str = "skfem"
+    method: str = "solve"
 
     @property
     def label(self) -> str:
-        """E.g. ``"order 1, level 1"`` (the toolkit's order naming)."""
-        return f"order {self.order}, level {self.level}"
+        """E.g. ``"ngsolve order 2, level 1 (654 DOFs)"`` (the toolkit's order naming)."""
+        how = " best approximation" if self.method == "best" else ""
+        dofs = "" if self.dofs is None else f" ({self.dofs} DOFs)"
+        return f"{self.backend} order {self.order}{how}, level {self.level}{dofs}"
 
 
 def fastest_at_equal_error(candidates: Iterable[FemCandidate],
@@ -38,34 +47,55 @@ def fastest_at_equal_error(candidates: Iterable[FemCandidate],
     return min(matching, key=lambda c: (c.seconds, c.dofs if c.dofs is not None else 0))
 
 
+def fastest_fem(candidates: Iterable[FemCandidate], target_error: float) -> dict[str, Any]:
+    """The FEM a user would run to reach ``target_error``: the fastest candidate at that
+    error, else the most accurate one (``lower_bound``: a FEM that matches takes at least its
+    time). Returns ``{"fem": candidate dict with "label" | None, "lower_bound": bool,
+    "at_coarsest_level": bool}``; ``at_coarsest_level``: the fastest sits on the coarsest
+    level any candidate was evaluated on (:data:`COARSEST_NOTE`)."""
+    candidates = list(candidates)
+    chosen = fastest_at_equal_error(candidates, target_error)
+    lower_bound = chosen is None
+    if lower_bound:
+        finite = [c for c in candidates if math.isfinite(c.error)]
+        chosen = min(finite, key=lambda c: (c.error, c.seconds)) if finite else None
+    coarsest = min((c.level for c in candidates), default=None)
+    return {"fem": None if chosen is None else {**asdict(chosen), "label": chosen.label},
+            "lower_bound": lower_bound,
+            "at_coarsest_level": bool(chosen is not None and not lower_bound
+                                      and chosen.level == coarsest)}
+
+
 def equal_error_comparison(candidates: Iterable[FemCandidate], surrogate_error: float,
                            surrogate_seconds: float) -> dict[str, Any]:
     """The fastest FEM at the surrogate's error next to the surrogate, with a plain verdict.
 
     Returns ``{"surrogate": {"error", "seconds"}, "fem": {...} | None, "speedup": FEM time /
-    surrogate time | None, "lower_bound": bool, "verdict": str}``. When no candidate reaches
-    the surrogate's error, ``fem`` is the most accurate candidate and ``lower_bound`` is true:
-    a FEM that matches would take at least that long.
+    surrogate time | None, "lower_bound": bool, "at_coarsest_level": bool, "verdict": str}``
+    (:func:`fastest_fem`). The verdict names the FEM's backend, order, level, DOFs and
+    seconds.
     """
-    candidates = list(candidates)
-    fastest = fastest_at_equal_error(candidates, surrogate_error)
-    lower_bound = fastest is None
-    if lower_bound:
-        finite = [c for c in candidates if math.isfinite(c.error)]
-        fastest = min(finite, key=lambda c: c.error) if finite else None
-    speedup = (fastest.seconds / surrogate_seconds
-               if fastest is not None and surrogate_seconds > 0 else None)
-    if fastest is None:
+    choice = fastest_fem(candidates, surrogate_error)
+    fem, lower_bound = choice["fem"], choice["lower_bound"]
+    speedup = (fem["seconds"] / surrogate_seconds
+               if fem is not None and surrogate_seconds > 0 else None)
+    coarsest = f" ({COARSEST_NOTE})" if choice["at_coarsest_level"] else ""
+    if fem is None:
         verdict = "no FEM result to compare with"
     elif lower_bound:
         verdict = (f"no evaluated FEM reaches the surrogate's error; the most accurate "
-                   f"({fastest.label}) takes {fastest.seconds:.3g} s, a lower bound")
+                   f"({fem['label']}) takes {fem['seconds']:.3g} s, a lower bound")
     elif speedup is not None and speedup < 1:
-        verdict = (f"the FEM wins: {fastest.label} reaches the surrogate's error in "
-                   f"{fastest.seconds:.3g} s, {1 / speedup:.3g}x faster than the surrogate")
+        verdict = (f"the FEM wins: {fem['label']} reaches the surrogate's error in "
+                   f"{fem['seconds']:.3g} s, {1 / speedup:.3g}x faster than the "
+                   f"surrogate{coarsest}")
     else:
         verdict = (f"the surrogate wins: {speedup:.3g}x faster than the fastest FEM at equal "
-                   f"error ({fastest.label}, {fastest.seconds:.3g} s)")
+                   f"error ({fem['label']}, {fem['seconds']:.3g} s){coarsest}")
     return {"surrogate": {"error": surrogate_error, "seconds": surrogate_seconds},
-            "fem": None if fastest is None else {**asdict(fastest), "label": fastest.label},
-            "speedup": speedup, "lower_bound": lower_bound, "verdict": verdict}
+            "fem": fem, "speedup": speedup, "lower_bound": lower_bound,
+            "at_coarsest_level": choice["at_coarsest_level"], "verdict": verdict}
+
+
+__all__ = ["COARSEST_NOTE", "FemCandidate", "equal_error_comparison", "fastest_at_equal_error",
+           "fastest_fem"]

@@ -7,6 +7,9 @@ from typing import Any
 
 from surrogate.core.atomic_files import atomic_path
 
+BACKEND_LINES = ("-", ":", "--", "-.")
+"""Line style of a FEM backend's curves, by its place in the registry (the own one solid)."""
+
 
 def pyplot() -> Any:
     """matplotlib.pyplot on the non-interactive Agg backend (imported on first use)."""
@@ -31,4 +34,11 @@ def save_figure(fig: Any, path: str | Path) -> Path:
     return path
 
 
-__all__ = ["pyplot", "save_figure"]
+def backend_line(backend: str) -> str:
+    """The line style of ``backend``'s FEM curves."""
+    from surrogate.fem.hcurl.registry import backend_rank
+
+    return BACKEND_LINES[backend_rank(backend) % len(BACKEND_LINES)]
+
+
+__all__ = ["BACKEND_LINES", "backend_line", "pyplot", "save_figure"]

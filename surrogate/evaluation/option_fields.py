@@ -13,7 +13,7 @@ from typing import Any
 from surrogate.core.level_ranges import level_tuple
 from surrogate.core.typed_config import setting
 from surrogate.evaluation.devices import DEVICE_CHOICES
-from surrogate.fem.hcurl.registry import parse_orders
+from surrogate.fem.hcurl.registry import FEM_BACKENDS, parse_backends, parse_orders
 
 SOLVER_CHOICES = ("auto", "direct", "iterative")
 
@@ -36,12 +36,34 @@ def levels_field(default: tuple[int, ...] | None, shown: str) -> Any:
                    parse=level_tuple, shown=shown)
 
 
-def fem_orders_field(default: tuple[int, ...]) -> Any:
+def fem_backends_field() -> Any:
+    """``--fem-backend``: the FEM backends whose solves are the candidates of every verdict."""
+    return setting(None, doc="FEM backends to compare with, comma-separated ("
+                   f"{', '.join(FEM_BACKENDS)}): every verdict names the fastest FEM at the "
+                   "run's error over all their orders and levels (backend, order, level, "
+                   "DOFs, seconds). Asking for one that is not installed is an error.",
+                   flag="fem-backend", parse=parse_backends, shown="every installed backend")
+
+
+def parse_order_list(text: str) -> tuple[int, ...]:
+    """``"0,2"`` -> (0, 2): orders any backend offers (docs/cli.md's naming)."""
+    return parse_orders(text, None)
+
+
+def fem_orders_field() -> Any:
     """``--fem-order``: the Nédélec orders of the FEM compared with."""
-    return setting(default, doc="FEM orders to compare with, comma-separated (docs/cli.md's "
-                   "naming): 0 = lowest-order Nédélec (N0), 1 = complete linear (L² error "
-                   "O(h²)). The fastest FEM at each run's error is named.", flag="fem-order",
-                   parse=parse_orders)
+    return setting(None, doc="FEM orders to compare with, comma-separated (docs/cli.md's "
+                   "naming: 0 = N0, 1 = complete linear, 2 = complete quadratic, ...), each "
+                   "run by every chosen backend that offers it.", flag="fem-order",
+                   parse=parse_order_list,
+                   shown="each backend's defaults: skfem 0,1; ngsolve 0-3")
+
+
+def fem_max_dofs_field(default: int) -> Any:
+    """``--fem-max-dofs``: the largest FEM candidate an evaluation solves."""
+    return setting(default, doc="Largest FEM candidate in H(curl) DOFs: a (backend, order, "
+                   "level) with more is not solved (a note lists it), so high orders stay on "
+                   "coarse meshes and the evaluation stays quick.")
 
 
 def solver_field() -> Any:
@@ -67,4 +89,5 @@ def device_field() -> Any:
 
 
 __all__ = ["SOLVER_CHOICES", "batch_size_field", "device_field", "distinct", "domains_field",
-           "fem_orders_field", "intorder_field", "levels_field", "solver_field"]
+           "fem_backends_field", "fem_max_dofs_field", "fem_orders_field", "intorder_field",
+           "levels_field", "parse_order_list", "solver_field"]

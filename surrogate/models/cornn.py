@@ -11,11 +11,16 @@ Both read ``z_n = α ⊙ z_{n-1} + β ⊙ (σ − γ y_{n-1})`` with α = 1/(1 +
 (implicit) or α = 1 − Δt ε, β = Δt (explicit). ``Δt`` is a scalar or one value per unit.
 
 The rollout is one :class:`torch.autograd.Function` built like LEM's (see
-:mod:`surrogate.models.lem`): input projections in one matmul, a graph-free TorchScript forward loop
-(one matmul per step with ``[W, 𝒲]`` acting on the stacked state ``[y, z]``) writing states
-and activations into preallocated buffers, and a hand-written BPTT loop (one matmul per
-step) with bulk weight gradients; per-step slices come from lists of views made once and
-fixed scratch buffers. Second derivatives are not supported.
+:mod:`surrogate.models.lem`): a graph-free TorchScript forward loop with one matmul per step,
+``b + [y_{n-1}, z_{n-1}, u_n] [W, 𝒲, V]ᵀ`` (the authors' single affine map), whose operand
+rows live in one buffer that also keeps the states, and a hand-written BPTT loop (one matmul
+per step) that forms each step's pre-activation gradient from the stored activations in
+place; the weight gradient is one matmul over all steps afterwards. Besides the states,
+activations and pre-activation gradients no (T, N, ·) tensor is made (no separate input
+projection, no materialised gradient of an unused output, no copy of a strided one):
+fresh 16–33 MB buffers pay their first-touch page faults on every call. Per-step slices
+come from lists of views made once and fixed scratch buffers. Second derivatives are not
+supported.
 """
 
 from __future__ import annotations
@@ -28,84 +33,93 @@ from torch.autograd.function import once_differentiable
 from torch.nn import functional as F
 
 from surrogate.core.errors import InputError
-from surrogate.models.lem import fuse_loop, initial_state, project_inputs, softplus_inverse
+from surrogate.models.lem import fuse_loop, initial_state, softplus_inverse
 
 DAMPING = ("implicit", "explicit")
 
 
-def cornn_forward_loop(proj: Tensor, weight_t: Tensor, alpha: Tensor, beta: Tensor,
+def cornn_forward_loop(u: Tensor, weight_t: Tensor, bias: Tensor, alpha: Tensor, beta: Tensor,
                        dt: Tensor, gamma: float, y0: Tensor, z0: Tensor
                        ) -> tuple[Tensor, Tensor]:
     """Eq. 2.3 for all steps, writing into preallocated outputs.
 
-    proj (T, N, m) = V u_n + b of every step, weight_t (2m, m) = [W, 𝒲]ᵀ, alpha, beta, dt
-    (m,), y0, z0 (N, m). Returns states (T+1, N, 2m) = [y_n, z_n] for n = 0 … T and the
-    activations σ(W y_{n-1} + 𝒲 z_{n-1} + V u_n + b) (T, N, m)."""
-    steps = proj.shape[0]
+    u (T, N, d) time first (any strides), weight_t (2m + d, m) = [W, 𝒲, V]ᵀ, bias b (m,),
+    alpha, beta, dt (m,), y0, z0 (N, m). Row n of the returned ``rows`` (T+1, N, 2m + d) is
+    [y_n, z_n, u_{n+1}] (n = 0 … T; the last row's u part is zero), so one matmul per step,
+    ``b + rows[n] [W, 𝒲, V]ᵀ``, gives the pre-activation of step n + 1 (the authors' single
+    affine map of [u, z, y]). Also returns the activations σ(W y_{n-1} + 𝒲 z_{n-1} + V u_n +
+    b) (T, N, m)."""
+    steps = u.shape[0]
     n_batch = y0.shape[0]
     m = y0.shape[1]
-    states = torch.empty((steps + 1, n_batch, 2 * m), dtype=y0.dtype, device=y0.device)
+    rows = torch.empty((steps + 1, n_batch, weight_t.shape[0]), dtype=y0.dtype,
+                       device=y0.device)
     act = torch.empty((steps, n_batch, m), dtype=y0.dtype, device=y0.device)
-    states[0, :, :m] = y0
-    states[0, :, m:] = z0
+    rows[0, :, :m] = y0
+    rows[0, :, m:2 * m] = z0
+    rows[:-1, :, 2 * m:] = u
+    rows[-1, :, 2 * m:] = 0.0
     # per-step views made once (one C++ call each) instead of indexing calls per step
-    p_at = proj.unbind(0)
-    prev_at = states.unbind(0)
-    y_at = states[:, :, :m].unbind(0)
-    z_at = states[:, :, m:].unbind(0)
+    row_at = rows.unbind(0)
+    y_at = rows[:, :, :m].unbind(0)
+    z_at = rows[:, :, m:2 * m].unbind(0)
     act_at = act.unbind(0)
+    tmp = torch.empty((n_batch, m), dtype=y0.dtype, device=y0.device)
     for n in range(steps):
-        s = torch.tanh(torch.addmm(p_at[n], prev_at[n], weight_t), out=act_at[n])
-        z = torch.addcmul(beta * torch.sub(s, y_at[n], alpha=gamma), alpha, z_at[n],
-                          out=z_at[n + 1])
+        s = torch.tanh(torch.addmm(bias, row_at[n], weight_t, out=act_at[n]), out=act_at[n])
+        torch.sub(s, y_at[n], alpha=gamma, out=tmp).mul_(beta)
+        z = torch.addcmul(tmp, alpha, z_at[n], out=z_at[n + 1])
         torch.addcmul(y_at[n], dt, z, out=y_at[n + 1])
-    return states, act
+    return rows, act
 
 
-def cornn_backward_loop(grad_ys: Tensor, grad_zs: Tensor, has_grad_zs: bool, coef_h: Tensor,
-                        alpha: Tensor, gamma_beta: Tensor, dt: Tensor, weight: Tensor,
-                        keep_totals: bool) -> tuple[Tensor, Tensor, Tensor]:
-    """BPTT of eq. 2.3; coef_h (T, N, m) = β ⊙ (1 − σ²), gamma_beta (m,) = γ β, weight
-    (m, 2m) = [W, 𝒲].
+def cornn_backward_loop(grad_ys: Tensor, grad_zs: Tensor, has_grad_zs: bool, act: Tensor,
+                        alpha: Tensor, beta: Tensor, gamma_beta: Tensor, dt: Tensor,
+                        weight: Tensor, keep_totals: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """BPTT of eq. 2.3 from the forward loop's activations; grad_ys, grad_zs (T, N, m) any
+    strides (grad_zs unused unless ``has_grad_zs``), gamma_beta (m,) = γ β, weight (m, 2m)
+    = [W, 𝒲] (any strides).
 
-    Returns grad_proj (T, N, m), the adjoint of the initial state (N, 2m) = [y₀, z₀], and
-    the total adjoints (T, N, 2m) = [∂/∂y_n, ∂/∂z_n] (empty unless ``keep_totals``) for the
-    α, β, Δt gradients."""
-    steps = grad_ys.shape[0]
-    n_batch = grad_ys.shape[1]
-    m = grad_ys.shape[2]
-    grad_proj = torch.empty_like(grad_ys)
+    Every step forms the gradient of its pre-activation, g_n = ∂/∂z_n ⊙ β ⊙ (1 − σ²), in
+    place in the returned grad_pre (T, N, m). Also returns the adjoint of the initial
+    state (N, 2m) = [y₀, z₀] and the total adjoints (T, N, 2m) = [∂/∂y_n, ∂/∂z_n] (empty
+    unless ``keep_totals``) for the α, β, Δt gradients."""
+    steps = act.shape[0]
+    n_batch = act.shape[1]
+    m = act.shape[2]
+    grad_pre = torch.empty_like(act)
     if keep_totals:
-        totals = torch.empty((steps, n_batch, 2 * m), dtype=grad_ys.dtype, device=grad_ys.device)
+        totals = torch.empty((steps, n_batch, 2 * m), dtype=act.dtype, device=act.device)
     else:
-        totals = grad_ys.new_empty((0, n_batch, 2 * m))
+        totals = act.new_empty((0, n_batch, 2 * m))
     # scratch buffers with fixed views, per-step views made once (see cornn_forward_loop)
-    direct = torch.empty((n_batch, 2 * m), dtype=grad_ys.dtype, device=grad_ys.device)
-    direct_y = direct[:, :m]
-    direct_z = direct[:, m:]
-    carry = torch.zeros((n_batch, 2 * m), dtype=grad_ys.dtype, device=grad_ys.device)
+    carry = torch.zeros((n_batch, 2 * m), dtype=act.dtype, device=act.device)
     carry_y = carry[:, :m]
     carry_z = carry[:, m:]
+    gy = torch.empty((n_batch, m), dtype=act.dtype, device=act.device)
+    gz = torch.empty_like(gy)
+    square = torch.empty_like(gy)
     g_ys = grad_ys.unbind(0)
     g_zs = grad_zs.unbind(0)
-    c_h = coef_h.unbind(0)
-    g_p = grad_proj.unbind(0)
+    act_at = act.unbind(0)
+    g_p = grad_pre.unbind(0)
     for n in range(steps - 1, -1, -1):
-        gy = carry_y + g_ys[n]
+        torch.add(carry_y, g_ys[n], out=gy)
         if has_grad_zs:
-            gz = torch.addcmul(carry_z + g_zs[n], gy, dt)
+            torch.add(carry_z, g_zs[n], out=gz).addcmul_(gy, dt)
         else:
-            gz = torch.addcmul(carry_z, gy, dt)
-        g_h = torch.mul(gz, c_h[n], out=g_p[n])
-        torch.addcmul(gy, gamma_beta, gz, value=-1.0, out=direct_y)
-        torch.mul(alpha, gz, out=direct_z)
-        torch.addmm(direct, g_h, weight, out=carry)
+            torch.addcmul(carry_z, gy, dt, out=gz)
+        a = act_at[n]
+        g_h = g_p[n]
+        torch.mul(gz, beta, out=g_h)
+        g_h.addcmul_(g_h, torch.mul(a, a, out=square), value=-1.0)
+        torch.addcmul(gy, gamma_beta, gz, value=-1.0, out=carry_y)
+        torch.mul(alpha, gz, out=carry_z)
+        carry.addmm_(g_h, weight)
         if keep_totals:
             totals[n, :, :m] = gy
             totals[n, :, m:] = gz
-    return grad_proj, carry, totals
-
-
+    return grad_pre, carry, totals
 _FORWARD_LOOP, _FORWARD_FUSED = fuse_loop(cornn_forward_loop)
 _BACKWARD_LOOP, _BACKWARD_FUSED = fuse_loop(cornn_backward_loop)
 
@@ -119,38 +133,43 @@ class CoRNNRollout(torch.autograd.Function):
     """Eq. 2.3 over a whole sequence with a hand-written backward pass (BPTT)."""
 
     @staticmethod
-    def forward(ctx, proj: Tensor, y_weight: Tensor, z_weight: Tensor, alpha: Tensor,
-                beta: Tensor, dt: Tensor, gamma: float, y0: Tensor, z0: Tensor
-                ) -> tuple[Tensor, Tensor]:
-        """proj (T, N, m), y_weight = W, z_weight = 𝒲 (m, m), alpha, beta, dt (m,), gamma,
-        y0, z0 (N, m) -> ys, zs (T, N, m)."""
-        weight = torch.cat([y_weight, z_weight], dim=1)
-        states, act = _FORWARD_LOOP(proj, weight.t(), alpha, beta, dt, gamma, y0, z0)
+    def forward(ctx, u: Tensor, weight: Tensor, bias: Tensor, alpha: Tensor, beta: Tensor,
+                dt: Tensor, gamma: float, y0: Tensor, z0: Tensor) -> tuple[Tensor, Tensor]:
+        """u (T, N, d) time first, weight (m, 2m + d) = [W, 𝒲, V], bias b (m,), alpha, beta,
+        dt (m,), gamma, y0, z0 (N, m) -> ys, zs (T, N, m)."""
+        ctx.set_materialize_grads(False)  # an unused output (zs, usually) sends None
+        rows, act = _FORWARD_LOOP(u, weight.t(), bias, alpha, beta, dt, gamma, y0, z0)
         ctx.gamma = gamma
-        ctx.save_for_backward(weight, alpha, beta, dt, states, act)
+        ctx.save_for_backward(weight, alpha, beta, dt, rows, act)
         m = y0.shape[1]
-        return states[1:, :, :m], states[1:, :, m:]
+        return rows[1:, :, :m], rows[1:, :, m:2 * m]
 
     @staticmethod
     @once_differentiable
-    def backward(ctx, grad_ys: Tensor, grad_zs: Tensor):
-        weight, alpha, beta, dt, states, act = ctx.saved_tensors
+    def backward(ctx, grad_ys: Tensor | None, grad_zs: Tensor | None):
+        weight, alpha, beta, dt, rows, act = ctx.saved_tensors
         gamma = ctx.gamma
-        m = weight.shape[0]
+        steps, n_batch, m = act.shape
+        if grad_ys is None:
+            grad_ys = act.new_zeros(steps, n_batch, m)
+        has_grad_zs = grad_zs is not None
         keep = any(ctx.needs_input_grad[3:6])
-        grad_proj, grad_initial, totals = _BACKWARD_LOOP(
-            grad_ys.contiguous(), grad_zs.contiguous(), bool(grad_zs.any()),
-            torch.addcmul(beta, beta * act, act, value=-1.0), alpha, gamma * beta, dt, weight,
-            keep)
-        grad_weight = grad_proj.reshape(-1, m).t().mm(states[:-1].reshape(-1, 2 * m))
+        grad_pre, grad_initial, totals = _BACKWARD_LOOP(
+            grad_ys, grad_zs if has_grad_zs else grad_ys, has_grad_zs, act, alpha, beta,
+            gamma * beta, dt, weight[:, :2 * m], keep)
+        flat = grad_pre.view(steps * n_batch, m)
+        grad_weight = flat.t().mm(rows[:-1].reshape(steps * n_batch, -1))
+        grad_u = None
+        if ctx.needs_input_grad[0]:
+            grad_u = flat.mm(weight[:, 2 * m:]).view(steps, n_batch, -1)
         grad_alpha = grad_beta = grad_dt = None
         if keep:
-            y_prev = states[:-1, :, :m]
-            grad_alpha = (totals[..., m:] * states[:-1, :, m:]).sum((0, 1))
+            y_prev = rows[:-1, :, :m]
+            grad_alpha = (totals[..., m:] * rows[:-1, :, m:2 * m]).sum((0, 1))
             grad_beta = (totals[..., m:] * torch.sub(act, y_prev, alpha=gamma)).sum((0, 1))
-            grad_dt = (totals[..., :m] * states[1:, :, m:]).sum((0, 1))
-        return (grad_proj, grad_weight[:, :m], grad_weight[:, m:], grad_alpha, grad_beta,
-                grad_dt, None, grad_initial[:, :m], grad_initial[:, m:])
+            grad_dt = (totals[..., :m] * rows[1:, :, m:2 * m]).sum((0, 1))
+        return (grad_u, grad_weight, flat.sum(0), grad_alpha, grad_beta, grad_dt, None,
+                grad_initial[:, :m], grad_initial[:, m:])
 
 
 class CoRNNCell(nn.Module):
@@ -228,10 +247,10 @@ class CoRNNCell(nn.Module):
         """Fused rollout: u (N, T, d), state (y₀, z₀) each (N, m) or zeros ->
         ys (N, T, m) and the final (y_T, z_T)."""
         y0, z0 = initial_state(u, self.hidden, self.input_weight, state)
-        proj = project_inputs(u, self.input_weight, self.input_bias)
+        weight = torch.cat([self.y_weight, self.z_weight, self.input_weight], dim=1)
         alpha, beta, dt = self.coefficients()
-        ys, zs = CoRNNRollout.apply(proj, self.y_weight, self.z_weight, alpha, beta, dt,
-                                    self.gamma, y0, z0)
+        ys, zs = CoRNNRollout.apply(u.transpose(0, 1), weight, self.input_bias, alpha, beta,
+                                    dt, self.gamma, y0, z0)
         return ys.transpose(0, 1), (ys[-1], zs[-1])
 
     def forward_loop(self, u: Tensor, state: tuple[Tensor, Tensor] | None = None

@@ -16,6 +16,7 @@ from surrogate.core.typed_config import TypedConfig, setting
 
 DAMPING_MODES = ("implicit", "explicit")
 READOUT_MODES = ("sequence", "last")
+READOUT_INITS = ("kaiming", "uniform")
 SEQUENCE = "Sequence"
 
 
@@ -24,7 +25,8 @@ class SequenceModelConfig(TypedConfig):
     """Fields of every sequence model acting on batch-first ``(N, T, d)`` inputs.
 
     Not built directly: ``LEMConfig``, ``CoRNNConfig``, ``LSTMConfig`` (``arch`` defaults
-    to their name) add their own fields; ``dt=None`` takes the class's ``default_dt``.
+    to their name) add their own fields; ``dt=None`` takes the class's ``default_dt``,
+    ``readout_init=None`` the class's ``default_readout_init``.
     """
 
     dispatch_field: ClassVar[str | None] = "arch"
@@ -32,6 +34,7 @@ class SequenceModelConfig(TypedConfig):
     kind: ClassVar[str] = "sequence"
     config_name: ClassVar[str] = "sequence model config"
     default_dt: ClassVar[float] = 1.0
+    default_readout_init: ClassVar[str] = "kaiming"
 
     arch: str = setting(doc="Architecture.")
     in_features: int = setting(doc="d, input channels per step (from the data).", ge=1,
@@ -49,10 +52,17 @@ class SequenceModelConfig(TypedConfig):
                            choices=READOUT_MODES,
                            shown="last when the dataset's targets hold one time step, else "
                            "sequence")
+    readout_init: str | None = setting(None, doc="Sequence archs: read-out weight N(0, 2/m) "
+                                       "(kaiming, the LEM code's) or torch's U(±1/√m) "
+                                       "(uniform, the coRNN code's); bias U(±1/√m) either way.",
+                                       panel=SEQUENCE, choices=READOUT_INITS,
+                                       shown="lem, cornn kaiming; lstm uniform")
 
     def __post_init__(self) -> None:
         if self.dt is None:
             object.__setattr__(self, "dt", type(self).default_dt)
+        if self.readout_init is None:
+            object.__setattr__(self, "readout_init", type(self).default_readout_init)
         super().__post_init__()
 
     def check(self) -> None:
@@ -74,6 +84,10 @@ class LEMConfig(SequenceModelConfig):
     """Long expressive memory (eq. 5.3); Δt = 1 by default (thesis Table 5.8)."""
 
     arch: str = "lem"
+    split_bias: bool = setting(False, doc="lem: two bias vectors per pre-activation whose sum "
+                               "acts, as the authors' code (its input and recurrent maps each "
+                               "carry one): init U + U, twice the Adam step on the sum.",
+                               panel=SEQUENCE)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,6 +110,8 @@ class CoRNNConfig(SequenceModelConfig):
 class LSTMConfig(SequenceModelConfig):
     """torch's LSTM, the same-size baseline (``dt`` unused)."""
 
+    default_readout_init: ClassVar[str] = "uniform"
+
     arch: str = "lstm"
 
     def check(self) -> None:
@@ -106,4 +122,4 @@ class LSTMConfig(SequenceModelConfig):
 
 
 __all__ = ["SequenceModelConfig", "LEMConfig", "CoRNNConfig", "LSTMConfig", "DAMPING_MODES",
-           "READOUT_MODES"]
+           "READOUT_MODES", "READOUT_INITS"]

@@ -58,18 +58,19 @@ class SequenceModel(nn.Module):
 
 
 def build_lem(config: LEMConfig) -> SequenceModel:
-    """LEM core (eq. 5.3) and read-out (Kaiming-normal weight, :func:`kaiming_readout`);
+    """LEM core (eq. 5.3) and read-out (``config.readout_init``, :func:`kaiming_readout`);
     weights from torch's global RNG."""
-    core = LEMCell(config.in_features, config.hidden, dt=config.dt, learn_dt=config.learn_dt)
-    return kaiming_readout(_with_readout(core, config))
+    core = LEMCell(config.in_features, config.hidden, dt=config.dt, learn_dt=config.learn_dt,
+                   split_bias=config.split_bias)
+    return _with_readout(core, config)
 
 
 def build_cornn(config: CoRNNConfig) -> SequenceModel:
-    """coRNN core (eq. 2.3) and read-out (Kaiming-normal weight, :func:`kaiming_readout`);
+    """coRNN core (eq. 2.3) and read-out (``config.readout_init``, :func:`kaiming_readout`);
     weights from torch's global RNG."""
     core = CoRNNCell(config.in_features, config.hidden, dt=config.dt, gamma=config.gamma,
                      epsilon=config.epsilon, damping=config.damping, learn_dt=config.learn_dt)
-    return kaiming_readout(_with_readout(core, config))
+    return _with_readout(core, config)
 
 
 def kaiming_readout(model: SequenceModel) -> SequenceModel:
@@ -90,8 +91,10 @@ def build_lstm(config: LSTMConfig) -> SequenceModel:
 
 
 def _with_readout(core: nn.Module, config: SequenceModelConfig) -> SequenceModel:
-    return SequenceModel(core, config.in_features, config.hidden, config.out_features,
-                         config.readout, config)
+    """The model with its read-out, Kaiming-initialised where ``config.readout_init`` says."""
+    model = SequenceModel(core, config.in_features, config.hidden, config.out_features,
+                          config.readout, config)
+    return kaiming_readout(model) if config.readout_init == "kaiming" else model
 
 
 __all__ = ["SequenceModel", "build_lem", "build_cornn", "build_lstm", "kaiming_readout"]

@@ -5,6 +5,7 @@ Tiny runs are trained with `surrogate fit` on a tiny `gen-data` dataset (few epo
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import meshio
@@ -13,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from surrogate.cli.app import app
+from surrogate.fem.hcurl.registry import installed_backends
 from surrogate.fem.vtk import read_pvd
 
 runner = CliRunner()
@@ -71,18 +73,24 @@ def test_evaluate_writes_json_with_resolved_options_and_prints_tables(runs, tmp_
                 pytest.approx(rec["l2_error"] ** 2, rel=1e-10)
     fem = [r["fem"]["l2_error"] for r in payload["records"]]
     assert fem[1] < fem[0]
-    # both orders by default: complete linear is more accurate per level; N0 stays "fem"
-    assert payload["options"]["fem_orders"] == [0, 1] and "complete linear best" in result.output
+    # every installed backend with its default orders: skfem's N0 and complete linear (more
+    # accurate per level; N0 stays "fem"), then the other backends' candidates
+    assert payload["options"]["fem_orders"] is None and "complete linear best" in result.output
+    assert payload["options"]["fem_backends"] is None
+    installed = set(installed_backends())
     for record in payload["records"]:
-        n0, n2 = record["fem_orders"]
+        n0, n2 = record["fem_orders"][:2]
         assert (n0["order"], n2["order"]) == (0, 1) and n0 == record["fem"]
+        assert n0["backend"] == n2["backend"] == "skfem"
         assert n2["l2_error"] < n0["l2_error"] and n2["ndofs"] == 2 * n0["ndofs"]
+        assert {f["backend"] for f in record["fem_orders"]} == installed
     fastest = payload["fastest_fem_at_equal_error"]["cube"]
     assert set(fastest) == {"resnet", "fdnn"}
     for label, c in fastest.items():
         assert c["surrogate"]["level"] == 2 and c["verdict"]
         assert c["surrogate"]["error"] == payload["records"][1]["runs"][label]["l2_error"]
-        assert c["fem"]["order"] in (0, 1) and c["fem"]["level"] in (1, 2)
+        assert c["fem"]["backend"] in installed and c["fem"]["level"] in (1, 2)
+        assert f"{c['fem']['backend']} order {c['fem']['order']}" in c["verdict"]
         flat = " ".join(result.output.split())  # rich wraps long lines at the terminal width
         assert f"cube, {label}: error" in flat and " ".join(c["verdict"].split()) in flat
     assert payload["runs"]["resnet"]["tau_mode"] == "learned"
@@ -98,9 +106,27 @@ def test_evaluate_json_flag_prints_the_payload(runs, tmp_path):
     assert payload["records"][0]["fem"] is None
     assert payload["fastest_fem_at_equal_error"]["cube"]["fdnn"]["fem"] is None
     only_n0 = json.loads(_invoke("evaluate", runs["fdnn"], "--levels", "1", "--fem-order", "0",
-                                 "--out", tmp_path / "o1", "--json").output)
+                                 "--fem-backend", "skfem", "--out", tmp_path / "o1",
+                                 "--json").output)
     assert [f["order"] for f in only_n0["records"][0]["fem_orders"]] == [0]
     assert payload["records"][0]["runs"]["fdnn"]["speedup_vs_fem"] is None
+
+
+def test_without_ngsolve_the_default_uses_skfem_and_says_so(runs, tmp_path, monkeypatch):
+    """A missing ngsolve (import refused): the default compares with skfem only, in a note;
+    asking for ngsolve is one line on stderr and exit 2, nothing written."""
+    monkeypatch.setitem(sys.modules, "ngsolve", None)
+    result = _invoke("evaluate", runs["fdnn"], "--levels", "1", "--out", tmp_path / "o",
+                     "--json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert {f["backend"] for f in payload["records"][0]["fem_orders"]} == {"skfem"}
+    note = next(n for n in payload["notes"] if "FEM backends compared" in n)
+    assert "skfem only" in note and "pip install 'surrogate[ngsolve]'" in note
+    refused = _invoke("evaluate", runs["fdnn"], "--levels", "1", "--fem-backend", "ngsolve",
+                      "--out", tmp_path / "n")
+    _assert_one_line_error(refused, "ngsolve", "pip install 'surrogate[ngsolve]'")
+    assert not (tmp_path / "n").exists()
 
 
 @pytest.mark.slow
@@ -183,7 +209,11 @@ def test_bad_options_exit_2(runs, tmp_path):
 
     cases = [(["--domain", "torus"], "unknown domain"), (["--levels", "3-1"], "inverted"),
              (["--slice", "w=2"], "--slice"), (["--fem", "exact"], None),
-             (["--fem-order", "2"], "unknown FEM order '2' for the skfem backend"),
+             (["--fem-order", "7"], "unknown FEM order '7'; choose one of: 0 = N0"),
+             (["--fem-order", "2", "--fem-backend", "skfem"],
+              "no FEM backend of skfem offers the orders 2"),
+             (["--fem-backend", "fenics"], "unknown FEM backend 'fenics'"),
+             (["--fem-max-dofs", "0"], "--fem-max-dofs must be >= 1"),
              (["--fem-order", "0,,1"], "comma-separated")]
     if not torch.cuda.is_available():
         cases.append((["--device", "cuda"], "no CUDA device"))
@@ -200,16 +230,16 @@ def test_failure_during_evaluation_leaves_no_partial_output(runs, tmp_path, monk
     from surrogate.core.errors import SolverError
     from surrogate.evaluation.static import measure as evaluation
 
-    real = evaluation.fem_baseline
+    real = evaluation.run_record
     calls = []
 
-    def failing(mesh, problem, method, solver, order=0):
-        calls.append(1)
-        if len(calls) == 3:  # level 1 done (its .vtu written), level 2 fails
+    def failing(*args, **kwargs):  # a failed candidate solve is left out with a note, so
+        calls.append(1)  # the stand-in failure hits the surrogate's part of level 2
+        if len(calls) == 2:  # level 1 done (its .vtu written), level 2 fails
             raise SolverError("CG did not converge (stand-in failure)")
-        return real(mesh, problem, method, solver, order)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(evaluation, "fem_baseline", failing)
+    monkeypatch.setattr(evaluation, "run_record", failing)
     keep = tmp_path / "out"
     keep.mkdir()
     (keep / "notes.txt").write_text("user file")

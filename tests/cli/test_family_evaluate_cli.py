@@ -74,13 +74,42 @@ def test_evaluate_family_writes_break_even_report_and_pareto(family_runs, tmp_pa
             for term in ("surrogate_error", "surrogate_seconds", "fem_seconds", "fem",
                          "fem_lower_bound", "one_off_seconds", "n_star"):
                 assert term in median
-            assert median["fem"]["label"].startswith("order ")
+            assert median["fem"]["label"].startswith(f"{median['fem']['backend']} order ")
     sources = {r["source"] for r in summary["error_table"]["cube"]}
     assert {"N0 mixed solve L1", "N0 mixed solve L2", "complete linear mixed solve L2",
             "N0 best approx. L2", "params", "fields"} <= sources
     assert (out / "plots" / "pareto_cube.png").stat().st_size > 1000
     page = (out / "index.html").read_text()
     assert "Break-even queries" in page and "pareto_cube.png" in page
+
+
+def test_every_family_candidate_records_its_backend(family_runs, tmp_path):
+    """--fem-backend skfem,ngsolve: each FEM record key, error-table row, Pareto point and
+    break-even verdict names its backend."""
+    pytest.importorskip("ngsolve")
+    result = _invoke("evaluate", family_runs["params"], "--problems", "2", "--levels", "1",
+                     "--fem-backend", "skfem,ngsolve", "-o", tmp_path / "b", "--json",
+                     "--quiet")
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "b" / "evaluation.json").read_text())
+    assert summary["options"]["fem_backends"] == ["skfem", "ngsolve"]
+    for problem in summary["problems"]:
+        [level] = problem["domains"]["cube"]["levels"]
+        assert set(level["fem"]["solve"]) == {"skfem:0", "skfem:1", "ngsolve:0", "ngsolve:1",
+                                              "ngsolve:2", "ngsolve:3"}
+        assert set(level["fem"]["best"]) == {"skfem:0", "skfem:1"}  # ngsolve only solves
+    rows = [r for r in summary["error_table"]["cube"] if r["kind"] == "fem"]
+    assert {(r["backend"], r["order"]) for r in rows if r["method"] == "solve"} == {
+        ("skfem", 0), ("skfem", 1), ("ngsolve", 0), ("ngsolve", 1), ("ngsolve", 2),
+        ("ngsolve", 3)}
+    assert "ngsolve: complete quadratic mixed solve L1" in {r["source"] for r in rows}
+    assert {p["backend"] for p in summary["pareto"]["cube"]["fem"]} == {"skfem", "ngsolve"}
+    for query in summary["break_even_queries"]["params"]["cube"]["queries"].values():
+        for entry in query["per_problem"]:
+            fem = entry["fem"]
+            assert fem["backend"] in ("skfem", "ngsolve") and fem["level"] == 1
+            assert fem["label"].startswith(f"{fem['backend']} order {fem['order']}, level 1")
+            assert f"({fem['dofs']} DOFs)" in fem["label"]
 
 
 def test_extrapolate_widens_the_box(family_runs, tmp_path):

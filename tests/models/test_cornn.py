@@ -7,7 +7,6 @@ import math
 import pytest
 import torch
 from torch.func import functional_call
-from torch.nn import functional as F
 
 from surrogate.core.errors import InputError
 from surrogate.models import cornn
@@ -31,8 +30,8 @@ def all_states(cell, u, state=None):
     n, m = u.shape[0], cell.hidden
     y0, z0 = state if state is not None else (u.new_zeros(n, m), u.new_zeros(n, m))
     alpha, beta, dt = cell.coefficients()
-    ys, zs = CoRNNRollout.apply(F.linear(u.transpose(0, 1), cell.input_weight, cell.input_bias),
-                                cell.y_weight, cell.z_weight, alpha, beta, dt,
+    weight = torch.cat([cell.y_weight, cell.z_weight, cell.input_weight], dim=1)
+    ys, zs = CoRNNRollout.apply(u.transpose(0, 1), weight, cell.input_bias, alpha, beta, dt,
                                 float(cell.gamma), y0, z0)
     return ys.transpose(0, 1), zs.transpose(0, 1)
 
@@ -72,6 +71,23 @@ def test_fused_gradients_when_only_the_outputs_are_used():
     fused = outputs_and_gradients(cell, cell.forward, u, state, with_z=False)
     loop = outputs_and_gradients(cell, cell.forward_loop, u, state, with_z=False)
     for g_fused, g_loop in zip(fused[2], loop[2], strict=True):
+        torch.testing.assert_close(g_fused, g_loop, rtol=1e-11, atol=1e-12)
+
+
+def test_fused_gradients_when_only_the_final_z_is_used():
+    """The backward path without a gradient on the hidden states ys (grad_ys is None)."""
+    cell = make_cell(dt=0.1, damping="implicit", learn_dt=True)
+    u = sequence()
+    gen = torch.Generator().manual_seed(2)
+    state = (torch.randn(4, 8, generator=gen, dtype=f64), torch.randn(4, 8, generator=gen,
+                                                                       dtype=f64))
+    results = []
+    for rollout in (cell.forward, cell.forward_loop):
+        leaves = [u.clone().requires_grad_(True), *(s.clone().requires_grad_(True)
+                                                    for s in state), *cell.parameters()]
+        _, (_, z_last) = rollout(leaves[0], (leaves[1], leaves[2]))
+        results.append(torch.autograd.grad((z_last ** 3).sum(), leaves))
+    for g_fused, g_loop in zip(*results, strict=True):
         torch.testing.assert_close(g_fused, g_loop, rtol=1e-11, atol=1e-12)
 
 
@@ -193,3 +209,34 @@ def test_bad_inputs_raise_input_error():
         CoRNNCell(2, 4, damping="semi")
     with pytest.raises(InputError, match="epsilon must be > 0"):
         CoRNNCell(2, 4, epsilon=-1.0)
+
+
+@pytest.mark.parametrize("arch, default", [("lem", "kaiming"), ("cornn", "kaiming"),
+                                           ("lstm", "uniform")])
+def test_readout_init_option_and_defaults(arch, default):
+    """readout_init: N(0, 2/m) (the LEM code's kaiming_normal_) or torch's U(±1/√m) (the
+    coRNN code's nn.Linear); configs without the field (older runs) keep their arch's
+    default, and the default draws the same weights as before the option existed."""
+    from surrogate.models.registry import build_model, config_from_dict
+    from surrogate.models.sequence_models import kaiming_readout
+
+    m = 100
+    fields = {"arch": arch, "in_features": 1, "out_features": 200, "hidden": m}
+    config = config_from_dict(fields)
+    assert config.readout_init == default
+    std = {}
+    for init in ("kaiming", "uniform"):
+        torch.manual_seed(0)
+        weight = build_model(config_from_dict({**fields, "readout_init": init})).readout.weight
+        std[init] = weight.std().item()
+        if init == "uniform":
+            assert weight.abs().max() <= m ** -0.5
+    assert abs(std["kaiming"] / (2 / m) ** 0.5 - 1) < 0.05
+    assert abs(std["uniform"] / (1 / (3 * m)) ** 0.5 - 1) < 0.05
+    torch.manual_seed(0)
+    built = build_model(config).readout.weight
+    torch.manual_seed(0)
+    by_hand = build_model(config_from_dict({**fields, "readout_init": "uniform"}))
+    if default == "kaiming":
+        by_hand = kaiming_readout(by_hand)
+    torch.testing.assert_close(built, by_hand.readout.weight, rtol=0, atol=0)

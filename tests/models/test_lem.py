@@ -203,3 +203,87 @@ def test_bad_state_raises_input_error():
         cell(u, torch.zeros(3, 4))
     with pytest.raises(InputError, match="dt must be > 0"):
         LEMCell(2, 4, dt=0.0)
+
+
+def authors_style_rollout(u, weights, b_in, b_hid, b_tz, dt):
+    """Eq. 5.3 with the authors' three affine maps, each with its own bias (inp2hid (4m),
+    hid2hid (3m), transform_z (m)), written out per step; u (N, T, d) -> ys (N, T, m)."""
+    w_in, w_gate, w_z = weights
+    m = w_z.shape[0]
+    y = u.new_zeros(u.shape[0], m)
+    z = u.new_zeros(u.shape[0], m)
+    ys = []
+    for n in range(u.shape[1]):
+        i = u[:, n] @ w_in.t() + b_in
+        h = y @ w_gate.t() + b_hid
+        dt_n = dt * torch.sigmoid(i[:, :m] + h[:, :m])
+        dt_bar = dt * torch.sigmoid(i[:, m:2 * m] + h[:, m:2 * m])
+        z = (1 - dt_n) * z + dt_n * torch.tanh(i[:, 2 * m:3 * m] + h[:, 2 * m:])
+        y = (1 - dt_bar) * y + dt_bar * torch.tanh(z @ w_z.t() + b_tz + i[:, 3 * m:])
+        ys.append(y)
+    return torch.stack(ys, dim=1)
+
+
+def test_split_bias_is_the_authors_parameterisation():
+    """split_bias: output and gradients of the authors' three-bias cell, both bias halves get
+    the gradient a single bias would, and one Adam step moves their sum twice as far."""
+    m = 8
+    cell = make_cell(m=m, dt=0.7, split_bias=True)
+    single = make_cell(m=m, dt=0.7)
+    with torch.no_grad():
+        single.input_bias.copy_(cell.input_bias + cell.recurrent_bias)
+        for name in ("input_weight", "gate_weight", "z_weight"):
+            getattr(single, name).copy_(getattr(cell, name))
+    u = sequence()
+    weights = torch.linspace(-1.0, 1.0, 4 * 30 * m, dtype=f64).view(4, 30, m)
+    ys = cell(u)[0]
+    reference = authors_style_rollout(u, (cell.input_weight, cell.gate_weight, cell.z_weight),
+                                      cell.input_bias, cell.recurrent_bias[:3 * m],
+                                      cell.recurrent_bias[3 * m:], 0.7)
+    torch.testing.assert_close(ys, reference, rtol=1e-13, atol=1e-13)
+    torch.testing.assert_close(ys, single(u)[0], rtol=1e-13, atol=1e-13)
+    g_in, g_rec = torch.autograd.grad((ys * weights).sum(), [cell.input_bias,
+                                                             cell.recurrent_bias])
+    (g_single,) = torch.autograd.grad((single(u)[0] * weights).sum(), [single.input_bias])
+    torch.testing.assert_close(g_in, g_single, rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(g_rec, g_single, rtol=1e-12, atol=1e-14)
+    before = (cell.bias.detach().clone(), single.input_bias.detach().clone())
+    for model in (cell, single):
+        optimiser = torch.optim.Adam(model.parameters(), lr=1e-3)
+        (model(u)[0] * weights).sum().backward()
+        optimiser.step()
+    step_split = cell.bias.detach() - before[0]
+    step_single = single.input_bias.detach() - before[1]
+    torch.testing.assert_close(step_split, 2 * step_single, rtol=1e-9, atol=1e-15)
+    assert step_single.abs().min() > 0.9e-3  # Adam's first step: lr per coordinate
+
+
+def test_split_bias_default_off_keeps_the_state_dict_and_initialisation():
+    """Runs saved before the option load unchanged: no new key, the same initial values."""
+    plain = make_cell()
+    assert not plain.split_bias and "recurrent_bias" not in plain.state_dict()
+    assert sorted(plain.state_dict()) == ["gate_weight", "input_bias", "input_weight",
+                                          "z_weight"]
+    split = make_cell(split_bias=True)
+    for name, value in plain.state_dict().items():
+        torch.testing.assert_close(split.state_dict()[name], value, rtol=0, atol=0)
+    bound = 1.0 / 8 ** 0.5
+    assert split.recurrent_bias.abs().max() <= bound
+    assert "split_bias=True" in repr(split)
+
+
+def test_split_bias_config_builds_and_old_configs_load():
+    from surrogate.models.registry import build_model, config_from_dict
+
+    old = config_from_dict({"arch": "lem", "in_features": 1, "out_features": 1, "hidden": 16})
+    assert old.split_bias is False
+    torch.manual_seed(0)
+    model = build_model(config_from_dict({**old.to_dict(), "split_bias": True}))
+    count = sum(p.numel() for p in model.parameters())
+    torch.manual_seed(0)
+    base = build_model(old)
+    assert count - sum(p.numel() for p in base.parameters()) == 4 * 16
+    assert count == 1233  # the authors' LEM on FitzHugh-Nagumo (16 units): 1,233 parameters
+    model.load_state_dict(model.state_dict())
+    with pytest.raises(RuntimeError, match="recurrent_bias"):
+        base.load_state_dict(model.state_dict())

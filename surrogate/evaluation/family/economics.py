@@ -2,9 +2,10 @@
 
 A user facing a new member of a family, whose u is unknown, runs the mixed solve. Per problem
 the FEM's cost of one query is the time (mesh → u_h) of the fastest mixed solve, over every
-evaluated order and level, whose relative L² error is not larger than the surrogate's on that
-problem (:func:`surrogate.core.equal_error.fastest_at_equal_error`); when none reaches it, the
-most accurate one's time, marked as a lower bound (so N* is then an upper bound). The
+evaluated backend, order and level, whose relative L² error is not larger than the
+surrogate's on that problem (:func:`fem_per_problem`, one call for all problems); when none
+reaches it, the most accurate one's time, marked as a lower bound (so N* is then an upper
+bound). The FEM chosen depends on the error only, not on the query kind. The
 surrogate's cost of one query is its time for the whole field (mesh nodes → u_NN) or for u at
 the probe points (the FEM still solves the whole problem). The one-off cost is the data
 generation plus the training seconds of the run. Torch-free.
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from surrogate.core.equal_error import FemCandidate, equal_error_comparison
+from surrogate.core.equal_error import COARSEST_NOTE, FemCandidate, fastest_fem
 
 QUERY_KINDS = {"field": "whole field (mesh nodes → u_NN)",
                "probes": "u at the probe points"}
@@ -65,15 +66,22 @@ def break_even(one_off_seconds: float, fem_seconds: float | None,
     return one_off_seconds / (fem_seconds - surrogate_seconds)
 
 
-def problem_break_even(candidates: Sequence[FemCandidate], surrogate_error: float,
-                       surrogate_seconds: float, one_off_seconds: float) -> dict[str, Any]:
-    """Every term of N* for one problem and one query kind.
+def fem_per_problem(candidates_per_problem: Sequence[Sequence[FemCandidate]],
+                    surrogate_errors: Sequence[float]) -> list[dict[str, Any]]:
+    """Per problem k the FEM a user would run to reach ``surrogate_errors[k]``: the fastest of
+    ``candidates_per_problem[k]`` (any backend, order, level) at that error, else the most
+    accurate (``lower_bound``); :func:`surrogate.core.equal_error.fastest_fem`'s ``{"fem",
+    "lower_bound", "at_coarsest_level"}``, the fem naming backend, order, level, DOFs and
+    seconds."""
+    return [fastest_fem(cands, error) for cands, error in
+            zip(candidates_per_problem, surrogate_errors, strict=True)]
 
-    ``candidates``: the mixed solves on this problem (any order, level); the FEM per query is
-    the fastest with error ≤ ``surrogate_error``, else the most accurate (``fem_lower_bound``).
-    """
-    comparison = equal_error_comparison(candidates, surrogate_error, surrogate_seconds)
-    fem = comparison["fem"]
+
+def problem_break_even(choice: Mapping[str, Any], surrogate_error: float,
+                       surrogate_seconds: float, one_off_seconds: float) -> dict[str, Any]:
+    """Every term of N* for one problem and one query kind, given the FEM ``choice`` of
+    :func:`fem_per_problem` for it."""
+    fem, lower_bound = choice["fem"], bool(choice["lower_bound"])
     fem_seconds = None if fem is None else float(fem["seconds"])
     n_star = break_even(one_off_seconds, fem_seconds, surrogate_seconds)
     return {
@@ -81,11 +89,12 @@ def problem_break_even(candidates: Sequence[FemCandidate], surrogate_error: floa
         "surrogate_seconds": surrogate_seconds,
         "fem": fem,
         "fem_seconds": fem_seconds,
-        "fem_lower_bound": bool(comparison["lower_bound"]),
+        "fem_lower_bound": lower_bound,
+        "fem_at_coarsest_level": bool(choice.get("at_coarsest_level")),
         "saving_per_query": None if fem_seconds is None else fem_seconds - surrogate_seconds,
         "one_off_seconds": one_off_seconds,
         "n_star": n_star,
-        "n_star_upper_bound": bool(comparison["lower_bound"]) and n_star is not None,
+        "n_star_upper_bound": lower_bound and n_star is not None,
         "surrogate_faster": n_star is not None,
     }
 
@@ -97,6 +106,8 @@ def describe(entry: Mapping[str, Any]) -> str:
         return "no FEM result to compare with"
     bound = " (the FEM time is a lower bound: no evaluated FEM reaches the surrogate's error)" \
         if entry["fem_lower_bound"] else ""
+    if entry.get("fem_at_coarsest_level"):
+        bound += f" ({COARSEST_NOTE})"
     if entry["n_star"] is None:
         return (f"never: the surrogate ({entry['surrogate_seconds']:.3g} s per query) is not "
                 f"faster than the FEM at its error ({fem['label']}, "
@@ -114,11 +125,12 @@ def break_even_table(candidates_per_problem: Sequence[Sequence[FemCandidate]],
                      ) -> dict[str, Any]:
     """``break_even_queries`` of one run on one test domain, with every term.
 
-    ``candidates_per_problem[k]``: the mixed solves of problem k; ``surrogate_errors[k]``: the
-    surrogate's relative L² error there; ``surrogate_seconds[kind][k]``: its time per query
-    of each kind in :data:`QUERY_KINDS`. The median problem is the one with the median
-    surrogate error (lower median for an even count). ``n_star`` is the distribution over the
-    problems that break even; ``n_star_median_all`` the median over all, never = +∞.
+    ``candidates_per_problem[k]``: the mixed solves of problem k (any backend, order, level);
+    ``surrogate_errors[k]``: the surrogate's relative L² error there;
+    ``surrogate_seconds[kind][k]``: its time per query of each kind in :data:`QUERY_KINDS`.
+    The median problem is the one with the median surrogate error (lower median for an even
+    count). ``n_star`` is the distribution over the problems that break even;
+    ``n_star_median_all`` the median over all, never = +∞.
     """
     generation = float(generation_seconds) if generation_seconds is not None else None
     training = float(train_seconds) if train_seconds is not None else None
@@ -129,13 +141,14 @@ def break_even_table(candidates_per_problem: Sequence[Sequence[FemCandidate]],
     if training is None:
         notes.append("the run records no training time; counted as 0 s")
     middle = median_index(surrogate_errors)
+    choices = fem_per_problem(candidates_per_problem, surrogate_errors)
     out: dict[str, Any] = {
         "one_off_seconds": {"generation": generation, "training": training, "total": one_off},
         "median_problem": middle, "notes": notes, "queries": {},
     }
     for kind, seconds in surrogate_seconds.items():
-        per_problem = [problem_break_even(cands, err, sec, one_off) for cands, err, sec in
-                       zip(candidates_per_problem, surrogate_errors, seconds, strict=True)]
+        per_problem = [problem_break_even(choice, err, sec, one_off) for choice, err, sec in
+                       zip(choices, surrogate_errors, seconds, strict=True)]
         n_stars = [e["n_star"] for e in per_problem]
         never = sum(n is None for n in n_stars)
         median_entry = dict(per_problem[middle])
@@ -155,5 +168,5 @@ def break_even_table(candidates_per_problem: Sequence[Sequence[FemCandidate]],
 
 
 __all__ = ["QUERY_KINDS", "break_even", "break_even_table", "describe",
-           "distribution", "median_all_text", "median_counting_never", "median_index",
-           "problem_break_even"]
+           "distribution", "fem_per_problem", "median_all_text", "median_counting_never",
+           "median_index", "problem_break_even"]

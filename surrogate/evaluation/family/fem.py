@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from surrogate.core.errors import InputError
+from surrogate.core.errors import InputError, SolverError
 from surrogate.fem.families.family import FamilyProblem, SphericalInterface
 
 INTERFACE_BAND = 2.0
@@ -46,11 +46,13 @@ class LevelGeometry:
                 "inside_fraction": float(self.weights[self.inside].sum() / self.weights.sum())}
 
 
-def level_geometry(domain: Any, level: int, training: Any, intorder: int) -> LevelGeometry:
-    """Mesh and quadrature rule of ``domain`` at ``level`` with the mask of ``training``."""
+def level_geometry(domain: Any, level: int, training: Any, intorder: int,
+                   mesh: Any = None) -> LevelGeometry:
+    """Mesh (``mesh``, else ``domain.mesh(level)``) and quadrature rule of ``domain`` at
+    ``level`` with the mask of ``training``."""
     from surrogate.fem.quadrature import quadrature_rule
 
-    mesh = domain.mesh(level)
+    mesh = domain.mesh(level) if mesh is None else mesh
     points, weights = quadrature_rule(mesh, intorder)
     return LevelGeometry(domain.name, level, mesh, points, weights,
                          float(domain.mesh_size(level)), np.asarray(training.contains(points)))
@@ -139,12 +141,80 @@ def fem_solution(mesh: Any, problem: Any, method: str, order: int, solver: str,
 
 def fem_entry(solution: Any, seconds: float, ref: Reference, geometry: LevelGeometry,
               intorder: int) -> dict[str, Any]:
-    """Errors, DOFs and seconds of one FEM solution on ``geometry``."""
+    """Errors (by the rule of ``intorder``), DOFs and seconds of one FEM solution on
+    ``geometry``."""
     values = at_quadrature(solution, intorder)
     return {**relative_errors(values, ref, geometry.weights), "seconds": seconds,
-            "ndofs": int(solution.ndofs)}
+            "ndofs": int(solution.ndofs), "intorder": int(intorder)}
 
 
-__all__ = ["INTERFACE_BAND", "LevelGeometry", "Reference", "at_quadrature", "fem_entry",
-           "fem_methods", "fem_solution", "interface_distance", "level_geometry", "reference",
-           "relative_errors"]
+@dataclass
+class LevelRules:
+    """One problem on one level, per quadrature rule: the geometry (shared by every problem
+    through ``geometries``, keyed (domain, level, rule), all on the mesh of the first) and
+    u_ref with its regions, each built on first use. A FEM of order k is judged by a rule
+    of degree ≥ ``error_intorder(k)``, the surrogates by ``--intorder``."""
+
+    domain: Any
+    level: int
+    training: Any
+    problem: FamilyProblem
+    truth: Any
+    geometries: dict[tuple[str, int, int], LevelGeometry]
+    refs: dict[int, Reference] = field(default_factory=dict)
+
+    def at(self, intorder: int) -> tuple[LevelGeometry, Reference]:
+        """(geometry, reference) of the rule of ``intorder``."""
+        key = (self.domain.name, self.level, int(intorder))
+        if key not in self.geometries:
+            first = next((g for (d, lv, _), g in self.geometries.items()
+                          if (d, lv) == key[:2]), None)
+            self.geometries[key] = level_geometry(self.domain, self.level, self.training,
+                                                  intorder, None if first is None else
+                                                  first.mesh)
+        if intorder not in self.refs:
+            self.refs[intorder] = reference(self.problem, self.geometries[key], self.truth)
+        return self.geometries[key], self.refs[intorder]
+
+
+def level_fem(rules: LevelRules, candidates: list[Any], family: Any, options: Any,
+              higher: list[int], skipped: set[str]) -> dict[str, dict[str, Any]]:
+    """``{method: {record key: entry}}`` of every FEM candidate (registry ``FemMethod``) on one
+    problem and level: the best approximation by the backends that offer it, the mixed solve
+    by all; orders ≥ 1 only on ``higher`` levels; a candidate above ``options.fem_max_dofs``
+    H(curl) DOFs is not solved, one whose solve fails is left out (both said in
+    ``skipped``)."""
+    from surrogate.fem.hcurl.errors import error_intorder
+    from surrogate.fem.hcurl.registry import hcurl_dofs
+
+    mesh = rules.at(options.intorder)[0].mesh
+    out: dict[str, dict[str, Any]] = {}
+    for method in fem_methods(family.has_exact):
+        out[method] = {}
+        for fem in candidates:
+            if fem.offered_method(method) != method or (fem.order >= 1
+                                                        and rules.level not in higher):
+                continue
+            dofs = hcurl_dofs(mesh, fem.order)
+            where = f"{fem.label} on {rules.domain.name} level {rules.level}"
+            if dofs > options.fem_max_dofs:
+                skipped.add(f"{where}: {dofs} H(curl) DOFs > --fem-max-dofs "
+                            f"{options.fem_max_dofs}")
+                continue
+            rule = max(options.intorder, error_intorder(fem.order))
+            geometry, ref = rules.at(rule)
+            try:
+                solution, seconds = fem_solution(mesh, rules.problem, method, fem.order,
+                                                 options.solver, family, rules.domain.name,
+                                                 rules.level, backend=fem.backend,
+                                                 rtol=options.rtol)
+            except SolverError:  # e.g. a singular system: no candidate on this problem
+                skipped.add(f"{where}: its {method} failed on some problems")
+                continue
+            out[method][fem.key] = fem_entry(solution, seconds, ref, geometry, rule)
+    return out
+
+
+__all__ = ["INTERFACE_BAND", "LevelGeometry", "LevelRules", "Reference", "at_quadrature",
+           "fem_entry", "fem_methods", "fem_solution", "interface_distance", "level_fem",
+           "level_geometry", "reference", "relative_errors"]

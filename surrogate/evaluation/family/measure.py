@@ -5,7 +5,8 @@ of its width per side) with a seed the training data did not use. Each member is
 the test domains (a family with a closed-form u: the cube by default, any built-in domain;
 a FEM-truth family: its training domain, u_ref = the fine solve ``fem_truth``) at every
 level: the relative L² error ‖u_ref − v‖/‖u_ref‖ by quadrature of each surrogate and of
-the Nédélec baselines (N0 and complete linear, best approximation and mixed solve), over the whole
+the Nédélec baselines (every (backend, order) of the FEM-method registry within
+``--fem-max-dofs``: best approximation where offered, mixed solve), over the whole
 domain, inside / outside the training domain and, with an interface, near / away from it
 (:mod:`surrogate.evaluation.family.fem`). The surrogate's time per query is measured for the
 whole field (network rows at the finest mesh's nodes + inference) and for u at the probe
@@ -24,14 +25,7 @@ import numpy as np
 
 from surrogate.core.errors import InputError
 from surrogate.evaluation.devices import device_description, resolve_inference_device
-from surrogate.evaluation.family.fem import (
-    fem_entry,
-    fem_methods,
-    fem_solution,
-    level_geometry,
-    reference,
-    relative_errors,
-)
+from surrogate.evaluation.family.fem import LevelRules, level_fem, relative_errors
 from surrogate.evaluation.family.options import FamilyEvaluationOptions
 from surrogate.fem.families.family import Family, FamilyProblem
 from surrogate.fem.families.truth import truth_description
@@ -110,7 +104,8 @@ class FamilyEvaluation:
 
     ``problems[k]``: ``{"index", "params", "domains": {name: {"levels": [...],
     "surrogate_seconds": {label: {"field", "probes"}}}}}``; each level record has the mesh
-    facts, ``"fem": {method: {order: errors + seconds + ndofs}}`` and ``"runs": {label:
+    facts, ``"fem": {method: {"backend:order": errors + seconds + ndofs}}`` (registry
+    :func:`~surrogate.fem.hcurl.registry.fem_key`) and ``"runs": {label:
     errors}``. ``runs``: per label path, arch, inputs and the one-off seconds.
     """
 
@@ -202,12 +197,19 @@ def recorded_truth_order(run: Any) -> int:
     return 0 if legacy is None else order_from_legacy(int(legacy))
 
 
+def fem_candidates(options: FamilyEvaluationOptions) -> list[Any]:
+    """The (backend, order) FEM candidates of the registry for these options."""
+    from surrogate.fem.hcurl.registry import evaluation_methods
+
+    return evaluation_methods(options.fem_backends, options.orders)
+
+
 def higher_order_levels(levels: Sequence[int], options: FamilyEvaluationOptions,
                         truth: tuple[int, int] | None) -> list[int]:
-    """Levels of the complete-linear baselines: ≤ ``higher_order_max_level``; with a FEM truth
+    """Levels of the baselines of order ≥ 1: ≤ ``higher_order_max_level``; with a FEM truth
     only below a complete-linear truth's level (none against an N0 truth: it is less accurate
     than them)."""
-    if max(options.orders) < 1:
+    if max(m.order for m in fem_candidates(options)) < 1:
         return []
     top = options.higher_order_max_level
     if truth is not None:
@@ -234,12 +236,12 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
     training = get_domain(family.training_domain)
     domains = [get_domain(name) for name in options.domains]
     levels = list(options.levels)
-    geometries = {(d.name, lv): level_geometry(d, lv, training, options.intorder)
-                  for d in domains for lv in levels}
+    geometries: dict[tuple[str, int, int], Any] = {}
     rng = np.random.default_rng(draw["seed"])
     probes = {d.name: d.sample(options.probes, rng) for d in domains}
     truth = None if family.has_exact else truth_choice(runs[0], levels, options.truth_level)
     notes = _notes(family, options, levels, truth)
+    skipped: set[str] = set()
     first = family.problem(params[0])
     for p in predictors:  # pay torch's lazy start outside the timings
         p(np.full((4, 3), 0.5), first)
@@ -252,10 +254,12 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
             progress(k * len(domains) + j, total, f"problem {k + 1}/{len(params)} on "
                                                   f"{domain.name}")
             record["domains"][domain.name] = _problem_on_domain(
-                problem, family, domain.name, levels, geometries, probes[domain.name],
-                predictors, options, truth)
+                problem, family, domain, training, levels, geometries, probes[domain.name],
+                predictors, options, truth, skipped)
         problems.append(record)
     progress(total, total, "done")
+    if skipped:
+        notes.append(f"FEM candidates left out: {'; '.join(sorted(skipped))}")
     return FamilyEvaluation(
         family=family.name,
         truth="exact" if truth is None else truth_description(*truth, family.training_domain),
@@ -266,62 +270,58 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
 
 def _notes(family: Any, options: FamilyEvaluationOptions, levels: Sequence[int],
            truth: tuple[int, int] | None) -> list[str]:
-    notes = ["FEM time per query = basis + assembly + solve (mesh → u_h); the probe query "
-             "pays the same FEM time (the FEM solves the whole problem)"]
+    from surrogate.fem.hcurl.registry import backends_note
+
+    notes = ["FEM time per query = mesh → u_h (the backend's stages, mesh generation "
+             "excluded); the probe query pays the same FEM time (the FEM solves the whole "
+             "problem)"]
+    if (note := backends_note(options.fem_backends)) is not None:
+        notes.append(note)
     higher = higher_order_levels(levels, options, truth)
-    if max(options.orders) >= 1 and truth is None:
-        notes.append(f"complete-linear Nédélec runs on levels ≤ "
-                     f"{options.higher_order_max_level}")
-    elif max(options.orders) >= 1 and higher:
-        notes.append(f"complete-linear Nédélec runs on levels ≤ {max(higher)} (below the "
+    top = max(m.order for m in fem_candidates(options))
+    if top >= 1 and truth is None:
+        notes.append(f"Nédélec of order ≥ 1 runs on levels ≤ {options.higher_order_max_level}")
+    elif top >= 1 and higher:
+        notes.append(f"Nédélec of order ≥ 1 runs on levels ≤ {max(higher)} (below the "
                      "truth's level; u × n = 0 is exact boundary data for it)")
-    elif max(options.orders) >= 1:
+    elif top >= 1:
         why = "an N0 truth cannot judge" if truth[0] == 0 else "no level below the truth for"
-        notes.append(f"family {family.name!r}: {why} the complete-linear space: only N0 is "
+        notes.append(f"family {family.name!r}: {why} the spaces of order ≥ 1: only N0 is "
                      "compared")
     if truth is not None:
         notes.append(f"u_ref = the {truth_description(*truth, family.training_domain)}")
     return notes
 
 
-def _problem_on_domain(problem: FamilyProblem, family: Family, domain: str, levels: Sequence[int],
-                       geometries: dict[tuple[str, int], Any], probe_points: np.ndarray,
-                       predictors: Sequence[FamilyPredictor], options: FamilyEvaluationOptions,
-                       truth: tuple[int, int] | None) -> dict[str, Any]:
+def _problem_on_domain(problem: FamilyProblem, family: Family, domain: Any, training: Any,
+                       levels: Sequence[int], geometries: dict[tuple[str, int, int], Any],
+                       probe_points: np.ndarray, predictors: Sequence[FamilyPredictor],
+                       options: FamilyEvaluationOptions, truth: tuple[int, int] | None,
+                       skipped: set[str]) -> dict[str, Any]:
     """Level records of one problem on one domain, and the surrogates' query times."""
     truth_solution = None
     if truth is not None:
         from surrogate.fem.families import fem_truth
 
-        truth_solution = fem_truth(problem, domain, truth[1], order=truth[0])
+        truth_solution = fem_truth(problem, domain.name, truth[1], order=truth[0])
     higher = higher_order_levels(levels, options, truth)
-    out_levels = []
+    candidates = fem_candidates(options)
+    out_levels, geometry = [], None
     for level in levels:
-        geometry = geometries[(domain, level)]
-        ref = reference(problem, geometry, truth_solution)
-        record: dict[str, Any] = {**geometry.facts(), "fem": {}, "runs": {}}
-        for method in fem_methods(family.has_exact):
-            record["fem"][method] = {}
-            for order in options.orders:
-                if order >= 1 and level not in higher:
-                    continue
-                solution, seconds = fem_solution(geometry.mesh, problem, method, order,
-                                                 options.solver, family, domain, level,
-                                                 rtol=options.rtol)
-                record["fem"][method][str(order)] = fem_entry(solution, seconds, ref,
-                                                              geometry, options.intorder)
+        rules = LevelRules(domain, level, training, problem, truth_solution, geometries)
+        geometry, ref = rules.at(options.intorder)
+        record: dict[str, Any] = {**geometry.facts(), "runs": {},
+                                  "fem": level_fem(rules, candidates, family, options, higher,
+                                                   skipped)}
         for predictor in predictors:
             record["runs"][predictor.label] = relative_errors(
                 predictor(geometry.points, problem), ref, geometry.weights)
         out_levels.append(record)
-    finest = geometries[(domain, levels[-1])]
-    seconds = {p.label: {"field": p.seconds(finest.nodes, problem, options.repeats),
+    seconds = {p.label: {"field": p.seconds(geometry.nodes, problem, options.repeats),
                          "probes": p.seconds(probe_points, problem, options.repeats)}
                for p in predictors}
     return {"levels": out_levels, "surrogate_seconds": seconds,
-            "field_nodes": int(finest.nodes.shape[0]), "n_probes": int(len(probe_points))}
-
-
+            "field_nodes": int(geometry.nodes.shape[0]), "n_probes": int(len(probe_points))}
 
 
 def load_family_runs(run_dirs: Sequence[Any], options: FamilyEvaluationOptions
@@ -362,5 +362,6 @@ def measure_family(runs: Sequence[Any], family: Any, options: FamilyEvaluationOp
 
 
 __all__ = ["FamilyEvaluation", "FamilyPredictor", "SEED_OFFSET", "draw_problems",
-           "evaluate_family_runs", "family_of_runs", "load_family_runs", "measure_family",
+           "evaluate_family_runs", "family_of_runs", "fem_candidates", "load_family_runs",
+           "measure_family",
            "higher_order_levels", "recorded_truth_order", "run_facts", "truth_choice"]

@@ -13,11 +13,14 @@ from surrogate.evaluation.option_fields import (
     batch_size_field,
     device_field,
     domains_field,
+    fem_backends_field,
+    fem_max_dofs_field,
     fem_orders_field,
     intorder_field,
     levels_field,
     solver_field,
 )
+from surrogate.fem.hcurl.registry import check_backend, check_order, evaluation_methods
 
 EXTRAPOLATE_WIDEN = 0.25
 """``--extrapolate``: the box is widened by this fraction of its width on each side."""
@@ -32,8 +35,10 @@ class FamilyEvaluationOptions:
     ``domains``/``levels`` None: the cube and levels 1–4 for a family with an exact solution,
     the training domain and levels 1–3 for a FEM-truth family (:meth:`resolved`). ``orders``:
     the orders of the FEM candidates (the toolkit's naming, docs/cli.md: 0 = N0, 1 = complete
-    linear); orders ≥ 1 run on levels ≤ ``higher_order_max_level``. ``solver`` and ``rtol``
-    go to every FEM solve unchanged.
+    linear, ...; None: each backend's defaults) of every backend of ``fem_backends`` (None:
+    every installed one); orders ≥ 1 run on levels ≤ ``higher_order_max_level``, and no
+    candidate above ``fem_max_dofs`` H(curl) DOFs runs. ``solver`` and ``rtol`` go to every
+    FEM solve unchanged.
     ``seed`` None: the training data's seed + 1 (a fresh quasi-random draw). ``truth_level``
     None: a FEM-truth family is judged on its data's truth level (raised where an evaluated
     level needs it, :func:`surrogate.evaluation.family.measure.truth_choice`).
@@ -47,8 +52,10 @@ class FamilyEvaluationOptions:
         None, shown="the cube (closed form) or the training domain (FEM truth)")
     levels: tuple[int, ...] | None = levels_field(None, shown="1-4 (closed form) or 1-3 (FEM "
                                                   "truth)")
-    orders: tuple[int, ...] = fem_orders_field((0, 1))
+    fem_backends: tuple[str, ...] | None = fem_backends_field()
+    orders: tuple[int, ...] | None = fem_orders_field()
     higher_order_max_level: int = setting(3, doc="Finest level of the FEM candidates of order ≥ 1.")
+    fem_max_dofs: int = fem_max_dofs_field(32_000)
     probes: int = setting(100, doc="Probe points of the probe-query timings.")
     seed: int | None = setting(None, doc="Seed of the quasi-random draw of the unseen problems "
                                "(another seed: another K problems, to check a conclusion on a "
@@ -71,9 +78,15 @@ class FamilyEvaluationOptions:
             raise InputError("at least one --domain is needed")
         if self.levels is not None and (not self.levels or min(self.levels) < 1):
             raise InputError(f"levels must be >= 1, got {list(self.levels)}")
-        if not self.orders or not set(self.orders) <= {0, 1}:
-            raise InputError(f"FEM orders must be 0 (N0) and/or 1 (complete linear), got "
-                             f"{list(self.orders)}")
+        if self.orders is not None and not self.orders:
+            raise InputError("at least one FEM order is needed")
+        for order in self.orders or ():
+            check_order(order, None)
+        for backend in self.fem_backends or ():
+            check_backend(backend)
+        evaluation_methods(self.fem_backends, self.orders)
+        if self.fem_max_dofs < 1:
+            raise InputError(f"--fem-max-dofs must be >= 1, got {self.fem_max_dofs}")
         if not 0 < self.rtol < 1:
             raise InputError(f"rtol must lie in (0, 1), got {self.rtol}")
         if self.probes < 1:
@@ -116,7 +129,7 @@ class FamilyEvaluationOptions:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary (tuples as lists) with the widening used."""
         out = asdict(self)
-        for key in ("domains", "levels", "orders"):
+        for key in ("domains", "levels", "orders", "fem_backends"):
             out[key] = None if out[key] is None else list(out[key])
         out["widen"] = self.widen
         return out

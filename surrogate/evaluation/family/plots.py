@@ -1,7 +1,8 @@
 """The Pareto figure of a family evaluation: median relative L² error against time per query.
 
-One PNG per test domain: the FEM mixed solves as one curve per Nédélec order through its mesh
-levels, each surrogate as two points (the whole field and u at the probe points), log–log.
+One PNG per test domain: the FEM mixed solves as one curve per (backend, Nédélec order)
+through its mesh levels, each surrogate as two points (the whole field and u at the probe
+points), log–log.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from surrogate.evaluation.figures import pyplot, save_figure
-from surrogate.fem.hcurl.registry import order_name
+from surrogate.evaluation.figures import backend_line, pyplot, save_figure
+from surrogate.fem.hcurl.registry import OWN_BACKEND, backend_rank, fem_name
 
 
 def pareto_figure(pareto: Mapping[str, Any], domain: str, family: str, path: Path) -> Path:
@@ -20,11 +21,14 @@ def pareto_figure(pareto: Mapping[str, Any], domain: str, family: str, path: Pat
     fig, ax = plt.subplots(figsize=(7.0, 5.0))
     solves = [p for p in pareto["fem"] if p["method"] == "solve"
               and p["error"] is not None and p["seconds"]]
-    for order in sorted({p["order"] for p in solves}):
-        points = sorted((p for p in solves if p["order"] == order), key=lambda p: p["level"])
-        name = order_name(order)
-        ax.loglog([p["seconds"] for p in points], [p["error"] for p in points],
-                  "o-" if order == 0 else "s--", label=f"{name} mixed solve (levels)")
+    keys = sorted({(p.get("backend", OWN_BACKEND), p["order"]) for p in solves},
+                  key=lambda key: (backend_rank(key[0]), key))
+    for i, (backend, order) in enumerate(keys):
+        points = sorted((p for p in solves if (p.get("backend", OWN_BACKEND), p["order"])
+                         == (backend, order)), key=lambda p: p["level"])
+        style = ("o" if order == 0 else "s") + backend_line(backend)
+        ax.loglog([p["seconds"] for p in points], [p["error"] for p in points], style,
+                  color=f"C{i % 10}", label=f"{fem_name(backend, order)} mixed solve (levels)")
         for p in points:
             ax.annotate(f"L{p['level']}", (p["seconds"], p["error"]), fontsize=8,
                         textcoords="offset points", xytext=(4, 4))
@@ -32,7 +36,7 @@ def pareto_figure(pareto: Mapping[str, Any], domain: str, family: str, path: Pat
     for i, run in enumerate(pareto["surrogates"]):
         if run["error"] is None:
             continue
-        marker, colour = markers[i % len(markers)], f"C{(i + 2) % 10}"
+        marker, colour = markers[i % len(markers)], f"C{(i + len(keys)) % 10}"
         ax.loglog([run["field_seconds"]], [run["error"]], marker, markersize=9, color=colour,
                   label=f"{run['label']} (whole field)")
         ax.loglog([run["probes_seconds"]], [run["error"]], marker, markersize=9, color=colour,
@@ -63,7 +67,8 @@ def make_family_figures(summary: Mapping[str, Any], out_dir: str | Path) -> dict
             "file": name,
             "caption": f"{summary['family']} on {domain}: median relative L² error over "
                        f"{summary['draw']['problems']} unseen problems against time per "
-                       "query; FEM mixed solves per order through the levels, each surrogate "
+                       "query; FEM mixed solves per backend and order through the levels, "
+                       "each surrogate "
                        "for the whole field (filled) and at the probe points (open)"}
     return {"figures": figures, "skipped": skipped}
 

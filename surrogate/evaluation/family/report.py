@@ -10,6 +10,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from surrogate.core.equal_error import COARSEST_NOTE
 from surrogate.evaluation.family.economics import median_all_text
 from surrogate.evaluation.report_html import Cell, figure_html, fmt, html_table, note_html
 
@@ -60,7 +61,8 @@ def distribution_rows(rows: list[Mapping[str, Any]], finest: int
 def break_even_rows(evaluation: Mapping[str, Any], domain: str
                     ) -> tuple[list[str], list[list[Cell]]]:
     """Every term of N* for the median problem, per run and query kind."""
-    header = ["run", "query", "surrogate error", "FEM at equal error", "FEM s/query",
+    header = ["run", "query", "surrogate error",
+              "FEM at equal error (backend, order, level, DOFs)", "FEM s/query",
               "surrogate s/query", "generation s", "training s", "N* (median problem)",
               "N* median over all (never = ∞)", "N* median / p90 where it breaks even",
               "never"]
@@ -72,6 +74,8 @@ def break_even_rows(evaluation: Mapping[str, Any], domain: str
             m = q["median_problem"]
             fem = m.get("fem") or {}
             bound = " (lower bound)" if m["fem_lower_bound"] else ""
+            if m.get("fem_at_coarsest_level"):
+                bound += f" ({COARSEST_NOTE})"
             n_star = "never" if m["n_star"] is None else (
                 ("≤ " if m["n_star_upper_bound"] else "") + f"{m['n_star']:.4g}")
             rows.append([

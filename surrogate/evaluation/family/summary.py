@@ -2,14 +2,14 @@
 
 From the raw per-problem records of :class:`~surrogate.evaluation.family.measure.FamilyEvaluation`:
 
-- ``error_table[domain]``: one row per source (each FEM method/order/level, each surrogate on
-  each level's mesh) with the median / p90 over problems of the relative L² error in every
-  region and the median seconds (FEM: mesh → u_h);
-- ``pareto[domain]``: median error against median time per query (FEM mixed solve per order
-  and level; each surrogate for the whole field and at the probes);
+- ``error_table[domain]``: one row per source (each FEM method/backend/order/level, each
+  surrogate on each level's mesh) with the median / p90 over problems of the relative L² error
+  in every region and the median seconds (FEM: mesh → u_h);
+- ``pareto[domain]``: median error against median time per query (FEM mixed solve per
+  backend, order and level; each surrogate for the whole field and at the probes);
 - ``break_even_queries[label][domain]``: :func:`~surrogate.evaluation.family.economics.
-  break_even_table` with the mixed solves of every order and level as candidates and the
-  surrogate's error on the finest level's mesh. Torch-free.
+  break_even_table` with the mixed solves of every backend, order and level as candidates and
+  the surrogate's error on the finest level's mesh. Torch-free.
 """
 
 from __future__ import annotations
@@ -18,16 +18,18 @@ from typing import Any
 
 from surrogate.core.equal_error import FemCandidate
 from surrogate.evaluation.family.economics import break_even_table, distribution
+from surrogate.fem.hcurl.registry import OWN_BACKEND, parse_fem_key
 
 REGIONS = ("relative_error", "inside", "outside", "near_interface", "away_from_interface")
 METHOD_NAMES = {"best": "best approx.", "solve": "mixed solve"}
 
 
-def fem_source(method: str, order: int, level: int) -> str:
-    """Row name of a FEM baseline, e.g. ``"N0 mixed solve L3"``."""
-    from surrogate.fem.hcurl.registry import order_name
+def fem_source(method: str, order: int, level: int, backend: str | None = None) -> str:
+    """Row name of a FEM baseline, e.g. ``"N0 mixed solve L3"`` (the own backend),
+    ``"ngsolve: complete quadratic mixed solve L1"``."""
+    from surrogate.fem.hcurl.registry import OWN_BACKEND, fem_name
 
-    space = order_name(order)
+    space = fem_name(backend or OWN_BACKEND, order)
     return f"{space} {METHOD_NAMES.get(method, method)} L{level}"
 
 
@@ -50,11 +52,16 @@ def error_table(problems: list[dict[str, Any]], domain: str, labels: list[str]
     first = per_problem[0]
     for i, level_record in enumerate(first):
         level = level_record["level"]
-        for method, by_order in level_record["fem"].items():
-            for order in by_order:
-                entries = [levels[i]["fem"][method][order] for levels in per_problem]
-                rows.append({"source": fem_source(method, int(order), level), "kind": "fem",
-                             "method": method, "order": int(order), "level": level,
+        for method in level_record["fem"]:
+            keys = dict.fromkeys(key for levels in per_problem
+                                 for key in levels[i]["fem"].get(method, {}))
+            for key in keys:  # a candidate whose solve failed on a problem is absent there
+                backend, order = parse_fem_key(key)
+                entries = [levels[i]["fem"][method][key] for levels in per_problem
+                           if key in levels[i]["fem"].get(method, {})]
+                rows.append({"source": fem_source(method, order, level, backend),
+                             "kind": "fem", "method": method, "backend": backend,
+                             "order": order, "level": level,
                              "h": level_record["h"], "ndofs": entries[0]["ndofs"],
                              "seconds": distribution([e["seconds"] for e in entries]),
                              "errors": _regions(entries)})
@@ -69,7 +76,8 @@ def error_table(problems: list[dict[str, Any]], domain: str, labels: list[str]
 def pareto_points(problems: list[dict[str, Any]], domain: str, table: list[dict[str, Any]],
                   labels: list[str]) -> dict[str, Any]:
     """Median error vs median seconds per query: FEM mixed solves, surrogates (two queries)."""
-    fem = [{"order": r["order"], "level": r["level"], "method": r["method"],
+    fem = [{"backend": r.get("backend", OWN_BACKEND), "order": r["order"],
+            "level": r["level"], "method": r["method"],
             "error": r["errors"]["relative_error"]["median"],
             "p90_error": r["errors"]["relative_error"]["p90"],
             "seconds": r["seconds"]["median"]} for r in table if r["kind"] == "fem"]
@@ -86,14 +94,16 @@ def pareto_points(problems: list[dict[str, Any]], domain: str, table: list[dict[
 
 
 def candidates(levels: list[dict[str, Any]]) -> list[FemCandidate]:
-    """The mixed solves of one problem (every order and level) as equal-error candidates."""
+    """The mixed solves of one problem (every backend, order and level) as equal-error
+    candidates (a record key without a backend, older ``evaluation.json``: the own one's)."""
     out = []
     for record in levels:
-        for order, entry in record["fem"].get("solve", {}).items():
+        for key, entry in record["fem"].get("solve", {}).items():
+            backend, order = parse_fem_key(key)
             error = entry.get("relative_error")
-            out.append(FemCandidate(int(order), int(record["level"]),
+            out.append(FemCandidate(order, int(record["level"]),
                                     float("nan") if error is None else float(error),
-                                    float(entry["seconds"]), int(entry["ndofs"])))
+                                    float(entry["seconds"]), int(entry["ndofs"]), backend))
     return out
 
 

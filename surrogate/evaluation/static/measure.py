@@ -3,15 +3,19 @@
 For every test domain Ω̃ and mesh level, errors are integrated by quadrature on Ω̃'s mesh
 (``quadrature_rule``; not by point sampling):
 
-    ‖u − u_NN‖_{L²(Ω̃)}  and  ‖u − u_h‖_{L²(Ω̃)},  u_h (best approximation or solve) in N0
-    (order 0, the paper's baseline) and in the complete-linear space (order 1),
+    ‖u − u_NN‖_{L²(Ω̃)}  and  ‖u − u_h‖_{L²(Ω̃)},  u_h (best approximation or solve) of every
+    FEM candidate (backend, order) of the FEM-method registry: N0 (order 0, the paper's
+    baseline), complete linear, and with ``ngsolve`` complete quadratic and cubic (a
+    candidate above ``--fem-max-dofs`` H(curl) DOFs is not solved; a FEM of order k is judged
+    by a rule of degree ≥ ``error_intorder(k)``),
 
 each also split into the part of Ω̃ inside the run's training domain Ω (in-distribution) and
 the part outside (extrapolation) by masking the quadrature weights with ``Ω.contains``.
-The FEM baseline does not depend on the run: it is computed once per domain, level and order.
-For every run and domain, :func:`~surrogate.evaluation.static.records.equal_error_summary`
-names the fastest FEM (any level and order) whose error is at most the run's
-(``fastest_fem_at_equal_error`` in ``evaluation.json``).
+The FEM baseline does not depend on the run: it is computed once per domain, level, backend
+and order. For every run and domain,
+:func:`~surrogate.evaluation.static.records.equal_error_summary` names the fastest FEM (any
+backend, level and order) whose error is at most the run's (``fastest_fem_at_equal_error`` in
+``evaluation.json``).
 
 Where the problem has no exact solution the reference u is the N0 solve on the finest
 requested level of each domain (``reference = "fem-solve level L"`` in the records); u_ref is
@@ -36,21 +40,26 @@ from typing import Any
 
 import numpy as np
 
+from surrogate.core.errors import SolverError
 from surrogate.evaluation.devices import device_description, resolve_inference_device
 from surrogate.evaluation.static.options import EvaluationOptions
 from surrogate.evaluation.static.records import (
+    LevelRules,
     equal_error_summary,
     fem_record,
-    level_record,
     run_record,
 )
 from surrogate.evaluation.static.runs import (
+    resolve_fem_candidates,
     resolve_fem_method,
-    resolve_fem_orders,
     run_info,
     run_labels,
 )
 from surrogate.evaluation.static.vtk import write_collections, write_level_vtu
+from surrogate.fem.hcurl.registry import OWN_BACKEND, FemMethod
+
+REFERENCE_FEM = FemMethod(OWN_BACKEND, 0)
+"""The FEM whose finest-level solve is the reference of a problem without exact solution."""
 
 ProgressCallback = Callable[[int, int, str], None]
 
@@ -93,24 +102,55 @@ class Evaluation:
         }
 
 
-def fem_baseline(mesh, problem, method: str, solver: str, order: int = 0):
-    """The FEM baseline of ``order`` on ``mesh``: H(curl) best approximation or mixed solve."""
-    from surrogate.fem.hcurl.registry import fem_approximation
+def fem_baseline(mesh, problem, method: str, solver: str, fem: Any = None):
+    """The FEM baseline ``fem`` (a registry :class:`~surrogate.fem.hcurl.registry.FemMethod`;
+    None: the own backend's N0) on ``mesh``: H(curl) best approximation where ``fem`` offers
+    it and ``method`` is "best", else the mixed solve."""
+    fem = fem or REFERENCE_FEM
+    return fem.run(mesh, problem, method=fem.offered_method(method), solver=solver)
 
-    return fem_approximation(mesh, problem, order=order, method=method, solver=solver)
 
-
-def _warm_up_fem(problem: Any, method: str, orders: Sequence[int]) -> None:
-    """One solve per order on the coarsest cube, so that lazy imports and first-call caches
-    stay out of the timings (the coarse levels are the ones equal-error comparisons pick)."""
-    if not orders or not getattr(problem, "has_exact", False):
+def _warm_up_fem(problem: Any, method: str, candidates: Sequence[Any]) -> None:
+    """One solve per candidate on the coarsest cube, so that lazy imports and first-call
+    caches stay out of the timings (the coarse levels are the ones equal-error comparisons
+    pick)."""
+    if not candidates or not getattr(problem, "has_exact", False):
         return
     from surrogate.fem.domains import get_domain
-    from surrogate.fem.hcurl.registry import fem_approximation
 
     mesh = get_domain("cube").mesh(1)
-    for order in orders:
-        fem_approximation(mesh, problem, order=order, method=method, solver="direct")
+    for fem in candidates:
+        fem.run(mesh, problem, method=fem.offered_method(method), solver="direct")
+
+
+def _level_fem(fem_list: Sequence[Any], mesh: Any, problem: Any, method: str,
+               options: EvaluationOptions, reference: Any, skipped: list[str], where: str,
+               rules: LevelRules) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
+    """The FEM records of one level (every candidate within ``fem_max_dofs`` whose solve
+    succeeds; the reference solve reused where it is the candidate) and the solutions by
+    FEM method; why a candidate is left out goes to ``skipped``."""
+    from surrogate.fem.hcurl.errors import error_intorder
+    from surrogate.fem.hcurl.registry import hcurl_dofs
+
+    records, solutions = [], {}
+    for fem in fem_list:
+        dofs = hcurl_dofs(mesh, fem.order)
+        if dofs > options.fem_max_dofs:
+            skipped.append(f"{fem.label} on {where}: {dofs} H(curl) DOFs > --fem-max-dofs "
+                           f"{options.fem_max_dofs}")
+            continue
+        is_reference = reference is not None and fem == REFERENCE_FEM
+        try:
+            solution = reference if is_reference else fem_baseline(mesh, problem, method,
+                                                                   options.solver, fem)
+        except SolverError as exc:  # e.g. a singular system on a domain with a cavity
+            skipped.append(f"{fem.label} on {where}: its solve failed ({exc})")
+            continue
+        solutions[fem] = solution
+        rule = max(options.intorder, error_intorder(fem.order))
+        records.append(fem_record(solution, fem.offered_method(method), is_reference, rule,
+                                  rules.at(rule)[1]))
+    return records, solutions
 
 
 def _prepare_runs(runs: Sequence[Any], problem: Any, options: EvaluationOptions) -> str:
@@ -140,12 +180,11 @@ def evaluate_runs(
     :func:`~surrogate.evaluation.static.vtk.write_level_vtu`).
     """
     from surrogate.fem.domains import get_domain
-    from surrogate.fem.quadrature import quadrature_rule
 
     progress = on_progress or (lambda done, total, description: None)
     notes: list[str] = []
     method = resolve_fem_method(problem, options.fem, notes)
-    orders = resolve_fem_orders(problem, options.fem_orders, method, notes)
+    candidates = resolve_fem_candidates(problem, options, method, notes)
     has_exact = bool(getattr(problem, "has_exact", False))
     labels = run_labels(runs)
     domains = [get_domain(name) for name in options.domains]
@@ -154,11 +193,12 @@ def evaluate_runs(
     levels = sorted(set(options.levels))
     finest = levels[-1]
     device = _prepare_runs(runs, problem, options)
-    _warm_up_fem(problem, method, orders)
+    _warm_up_fem(problem, method, candidates)
 
     records: list[dict[str, Any]] = []
     reference_solutions: dict[str, Any] = {}
     vtk_entries: dict[str, list[tuple[int, str]]] = {}
+    skipped: list[str] = []
     total_steps = len(domains) * len(levels)
     step = 0
     for domain in domains:
@@ -171,20 +211,14 @@ def evaluate_runs(
         for level in levels:
             progress(step, total_steps, f"{domain.name} level {level}")
             mesh = domain.mesh(level)
-            points, weights = quadrature_rule(mesh, options.intorder)
-            record, errors = level_record(domain, level, mesh, points, weights, problem,
-                                             reference_solution, training, finest)
-            solutions: dict[int, Any] = {}
-            record["fem"], record["fem_orders"] = None, []
-            for order in orders:
-                is_reference = (reference_solution is not None and level == finest
-                                and order == 0)
-                solutions[order] = reference_solution if is_reference else fem_baseline(
-                    mesh, problem, method, options.solver, order)
-                record["fem_orders"].append(fem_record(solutions[order], method, is_reference,
-                                                       options.intorder, errors))
-            if record["fem_orders"]:  # the lowest order: N0 when evaluated
-                record["fem"] = record["fem_orders"][0]
+            rules = LevelRules(domain, level, mesh, problem, reference_solution, training,
+                               finest)
+            record, errors, points = rules.at(options.intorder)
+            level_reference = reference_solution if level == finest else None
+            record["fem_orders"], solutions = _level_fem(
+                candidates, mesh, problem, method, options, level_reference, skipped,
+                f"{domain.name} level {level}", rules)
+            record["fem"] = record["fem_orders"][0] if record["fem_orders"] else None
             inputs_start = time.perf_counter()
             inputs = problem.inputs(points)
             inputs_seconds = time.perf_counter() - inputs_start
@@ -194,17 +228,21 @@ def evaluate_runs(
                               for label, run in zip(labels, runs, strict=True)}
             records.append(record)
             if vtk_dir is not None:
+                own = {fem.order: sol for fem, sol in solutions.items() if fem.exports_vtk}
                 name = write_level_vtu(Path(vtk_dir), domain.stem, level, mesh, problem,
-                                       runs, labels, solutions, reference_solution,
+                                       runs, labels, own, reference_solution,
                                        batch_size=options.batch_size)
                 vtk_entries.setdefault(domain.stem, []).append((level, name))
             step += 1
             progress(step, total_steps, f"{domain.name} level {level}")
+    if skipped:
+        notes.append(f"FEM candidates left out: {'; '.join(skipped)}")
 
     vtk_summary = None
     if vtk_dir is not None:
-        vtk_summary = write_collections(Path(vtk_dir), vtk_entries, labels,
-                                        has_exact=has_exact, fem_orders=orders)
+        vtk_summary = write_collections(
+            Path(vtk_dir), vtk_entries, labels, has_exact=has_exact,
+            fem_orders=sorted({m.order for m in candidates if m.exports_vtk}))
     histories = {label: list(getattr(run, "history", []) or [])
                  for label, run in zip(labels, runs, strict=True)}
     return Evaluation(

@@ -16,12 +16,14 @@ from surrogate.evaluation.option_fields import (
     batch_size_field,
     device_field,
     domains_field,
+    fem_backends_field,
+    fem_max_dofs_field,
     fem_orders_field,
     intorder_field,
     levels_field,
     solver_field,
 )
-from surrogate.fem.hcurl.registry import check_order
+from surrogate.fem.hcurl.registry import check_backend, check_order, evaluation_methods
 
 FEM_CHOICES = ("best", "solve", "none")
 AXES = {"x": 0, "y": 1, "z": 2, "x1": 0, "x2": 1, "x3": 2}
@@ -34,9 +36,12 @@ class EvaluationOptions:
 
     domains: tuple[str, ...] = domains_field(("cube",))
     levels: tuple[int, ...] = levels_field((1, 2, 3, 4), shown="1-4")
-    fem: str = setting("best", doc="N0 baseline: H(curl) best approximation, the mixed solve, "
-                       "or none.", choices=FEM_CHOICES)
-    fem_orders: tuple[int, ...] = fem_orders_field((0, 1))
+    fem: str = setting("best", doc="FEM baseline: H(curl) best approximation (by the backends "
+                       "that offer it; the others solve), the mixed solve, or none.",
+                       choices=FEM_CHOICES)
+    fem_backends: tuple[str, ...] | None = fem_backends_field()
+    fem_orders: tuple[int, ...] | None = fem_orders_field()
+    fem_max_dofs: int = fem_max_dofs_field(40_000)
     solver: str = solver_field()
     intorder: int = intorder_field()
     slice_axis: int = setting(2, doc="Plane of the slice figures, AXIS=VALUE.", flag="slice",
@@ -55,10 +60,15 @@ class EvaluationOptions:
         if self.fem not in FEM_CHOICES:
             raise InputError(f"unknown FEM baseline {self.fem!r}; choose one of: "
                              f"{', '.join(FEM_CHOICES)}")
-        if not self.fem_orders:
-            raise InputError("at least one FEM order is needed (0, 1 or both)")
-        for order in self.fem_orders:
-            check_order(order)
+        if self.fem_orders is not None and not self.fem_orders:
+            raise InputError("at least one FEM order is needed")
+        for order in self.fem_orders or ():
+            check_order(order, None)
+        for backend in self.fem_backends or ():
+            check_backend(backend)
+        evaluation_methods(self.fem_backends, self.fem_orders)
+        if self.fem_max_dofs < 1:
+            raise InputError(f"--fem-max-dofs must be >= 1, got {self.fem_max_dofs}")
         if self.solver not in SOLVER_CHOICES:
             raise InputError(f"unknown solver {self.solver!r}; choose one of: "
                              f"{', '.join(SOLVER_CHOICES)}")
@@ -76,7 +86,8 @@ class EvaluationOptions:
         """JSON-safe dictionary (the slice as ``"x3=0.5"``)."""
         out = asdict(self)
         out["domains"], out["levels"] = list(self.domains), list(self.levels)
-        out["fem_orders"] = list(self.fem_orders)
+        for key in ("fem_backends", "fem_orders"):
+            out[key] = None if out[key] is None else list(out[key])
         out["slice"] = f"{AXIS_NAMES[self.slice_axis]}={self.slice_value:g}"
         return out
 

@@ -8,7 +8,7 @@ are left out). Each error is also split into the part inside / outside a trainin
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -108,12 +108,42 @@ def level_record(domain: Any, level: int, mesh: Any, points: np.ndarray,
     return record, LevelErrors(u_ref, weights, masks, keep)
 
 
+@dataclass
+class LevelRules:
+    """The error measures of one level per quadrature rule, each built on first use (a FEM of
+    order k is judged by a rule of degree ≥ ``error_intorder(k)``, the runs by ``intorder``)."""
+
+    domain: Any
+    level: int
+    mesh: Any
+    problem: Any
+    reference_solution: Any
+    training: dict[str, Any]
+    finest: int
+    built: dict[int, tuple[dict[str, Any], LevelErrors, np.ndarray]] = field(
+        default_factory=dict)
+
+    def at(self, intorder: int) -> tuple[dict[str, Any], LevelErrors, np.ndarray]:
+        """(the level's record, its error measure, the rule's points) for ``intorder``."""
+        from surrogate.fem.quadrature import quadrature_rule
+
+        if intorder not in self.built:
+            points, weights = quadrature_rule(self.mesh, intorder)
+            record, errors = level_record(self.domain, self.level, self.mesh, points, weights,
+                                          self.problem, self.reference_solution,
+                                          self.training, self.finest)
+            self.built[intorder] = (record, errors, points)
+        return self.built[intorder]
+
+
 def fem_record(solution: Any, method: str, is_reference: bool, intorder: int,
                 errors: LevelErrors) -> dict[str, Any]:
-    """Order, errors, DOFs, seconds and solver facts of a FEM baseline on one level."""
+    """Backend, order, errors (by the rule of ``intorder``), DOFs, seconds and solver facts
+    of a FEM baseline on one level."""
     u_h = solution.values_at_quadrature(intorder)
-    record: dict[str, Any] = {"order": int(solution.order), "method": method,
-                              "ndofs": int(solution.ndofs)}
+    record: dict[str, Any] = {"backend": str(solution.backend), "order": int(solution.order),
+                              "method": method, "ndofs": int(solution.ndofs),
+                              "intorder": int(intorder)}
     if is_reference:
         record.update({"l2_error": None, "relative_error": None, "is_reference": True})
     else:
@@ -147,20 +177,26 @@ def run_record(run: Any, problem: Any, mesh: Any, inputs: np.ndarray, inputs_sec
 
 def equal_error_summary(records: list[dict[str, Any]], labels: list[str]
                         ) -> dict[str, dict[str, Any]]:
-    """Per domain and run: the fastest FEM (any evaluated level and order) whose L² error is at
-    most the run's, next to the run (:func:`surrogate.core.equal_error.equal_error_comparison`).
+    """Per domain and run: the fastest FEM (any evaluated backend, level and order) whose L²
+    error is at most the run's, next to the run
+    (:func:`surrogate.core.equal_error.equal_error_comparison`: backend, order, level, DOFs,
+    seconds, and whether it sits on the coarsest evaluated level).
 
     The run's error and time are those of the domain's finest level (error by its quadrature,
-    time = u_NN at its mesh nodes); a FEM's time is basis + assembly + solve on its mesh
-    (mesh → u_h; mesh generation excluded for both). Errors are absolute L² errors.
+    time = u_NN at its mesh nodes); a FEM's time is mesh → u_h on its mesh (its backend's
+    stages; mesh generation excluded for both). Errors are absolute L² errors. Records
+    without a backend (older ``evaluation.json``) are the own backend's.
     """
     from surrogate.core.equal_error import FemCandidate, equal_error_comparison
+    from surrogate.fem.hcurl.registry import OWN_BACKEND
 
     out: dict[str, dict[str, Any]] = {}
     for domain in dict.fromkeys(r["domain"] for r in records):
         rows = [r for r in records if r["domain"] == domain]
         candidates = [FemCandidate(int(f["order"]), int(r["level"]), float(f["l2_error"]),
-                                   float(f["seconds"]["total"]), int(f["ndofs"]))
+                                   float(f["seconds"]["total"]), int(f["ndofs"]),
+                                   str(f.get("backend", OWN_BACKEND)),
+                                   str(f.get("method", "solve")))
                       for r in rows for f in r.get("fem_orders") or []
                       if f.get("l2_error") is not None]
         finest = max(rows, key=lambda r: r["level"])
@@ -176,5 +212,6 @@ def equal_error_summary(records: list[dict[str, Any]], labels: list[str]
     return out
 
 
-__all__ = ["LevelErrors", "equal_error_summary", "field_on_mesh_seconds", "fem_record",
-           "level_record", "reference_on", "run_record", "split_errors", "timed_predict"]
+__all__ = ["LevelErrors", "LevelRules", "equal_error_summary", "field_on_mesh_seconds",
+           "fem_record", "level_record", "reference_on", "run_record", "split_errors",
+           "timed_predict"]

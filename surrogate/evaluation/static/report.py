@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from surrogate.evaluation.report_html import Cell, figure_html, fmt, html_table, note_html
-from surrogate.fem.hcurl.registry import order_name
+from surrogate.evaluation.static.fem_columns import fem_at, fem_columns, fem_key, fem_label
 
 TITLE = "Surrogate evaluation"
 
@@ -21,24 +21,21 @@ def static_title(evaluation: Mapping[str, Any]) -> str:
     return TITLE
 
 
-def _extra_orders(evaluation: Mapping[str, Any]) -> list[int]:
-    """The FEM orders evaluated beyond the first (lowest) one, e.g. [1]."""
-    orders = next((r["fem_orders"] for r in evaluation["records"] if r.get("fem_orders")), [])
-    return [int(f["order"]) for f in orders[1:]]
-
-
-def _order_fem(record: Mapping[str, Any], order: int) -> Mapping[str, Any]:
-    return next((f for f in record.get("fem_orders") or [] if f.get("order") == order), {})
+def _extra_fem(evaluation: Mapping[str, Any]) -> list[tuple[tuple[str, int], str]]:
+    """(key, name) of every FEM (backend, order) evaluated beyond the first (the N0
+    baseline), e.g. [(("skfem", 1), "complete linear")]."""
+    columns = fem_columns(evaluation["records"])
+    return [(fem_key(f), fem_label(f)) for f in columns[1:]]
 
 
 def error_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell]]]:
     """Header and rows of the main error table (a run's cell is marked where it beats N0);
     higher FEM orders get their own DOFs and error columns."""
     labels = list(evaluation["runs"])
-    extra = _extra_orders(evaluation)
+    extra = _extra_fem(evaluation)
     header = ["domain", "level", "h", "N0 DOFs", "N0 error"]
-    for order in extra:
-        header += [f"{order_name(order)} DOFs", f"{order_name(order)} error"]
+    for _, name in extra:
+        header += [f"{name} DOFs", f"{name} error"]
     header += [f"{label}" for label in labels]
     rows = []
     for r in evaluation["records"]:
@@ -47,8 +44,8 @@ def error_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell
         row = [(html.escape(r["domain"]), "text"), (str(r["level"]), ""),
                (fmt(r["h"], ".4f"), ""), (fmt(fem.get("ndofs")), ""),
                (fmt(fem_err) if not fem.get("is_reference") else "reference", "")]
-        for order in extra:
-            higher = _order_fem(r, order)
+        for key, _ in extra:
+            higher = fem_at(r, key)
             row += [(fmt(higher.get("ndofs")), ""), (fmt(higher.get("l2_error")), "")]
         for label in labels:
             err = r["runs"][label]["l2_error"]
@@ -80,10 +77,10 @@ def split_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell
 def timing_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell]]]:
     """Header and rows of the timing table: FEM assembly + solve vs surrogate inference."""
     labels = list(evaluation["runs"])
-    extra = _extra_orders(evaluation)
+    extra = _extra_fem(evaluation)
     header = ["domain", "level", "nodes", "quad. points", "N0 [s]", "solver"]
-    for order in extra:
-        header += [f"{order_name(order)} [s]", f"{order_name(order)} solver"]
+    for _, name in extra:
+        header += [f"{name} [s]", f"{name} solver"]
     header += [f"{label} [s] (speed-up): nodes | quad. points" for label in labels]
     rows = []
     for r in evaluation["records"]:
@@ -93,8 +90,8 @@ def timing_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cel
         row = [(html.escape(r["domain"]), "text"), (str(r["level"]), ""),
                (str(r["n_nodes"]), ""), (str(r["n_quadrature"]), ""),
                (fmt(seconds, ".3f"), ""), (fmt(solver), "")]
-        for order in extra:
-            higher = _order_fem(r, order)
+        for key, _ in extra:
+            higher = fem_at(r, key)
             row += [(fmt((higher.get("seconds") or {}).get("total"), ".3f"), ""),
                     (fmt((higher.get("solver") or {}).get("method")), "")]
         for label in labels:
@@ -113,7 +110,8 @@ def timing_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cel
 
 def fastest_fem_rows(evaluation: Mapping[str, Any]) -> tuple[list[str], list[list[Cell]]]:
     """Per domain and run: its error and time next to the fastest FEM at that error (any
-    evaluated level and order), and the plain verdict."""
+    evaluated backend, level and order: its label names backend, order, level and DOFs), and
+    the plain verdict."""
     header = ["domain", "run", "run error", "run [s]", "fastest FEM at equal error",
               "FEM error", "FEM [s]", "verdict"]
     rows = []
@@ -174,10 +172,10 @@ def static_section(evaluation: Mapping[str, Any], figures: Mapping[str, Any] | N
         ("In-distribution vs extrapolation: relative L² errors inside / outside each run's "
          "training domain, and the test domain's volume fraction inside it",
          split_rows(evaluation)),
-        ("Wall time: N0 basis + assembly + solve vs surrogate inference on the quadrature "
-         "points", timing_rows(evaluation)),
-        ("Fastest FEM at equal error: among every evaluated level and order, the FEM whose "
-         "L² error is at most the run's (finest level), with the least time mesh → u_h",
+        ("Wall time: FEM mesh → u_h vs surrogate inference on the quadrature points",
+         timing_rows(evaluation)),
+        ("Fastest FEM at equal error: among every evaluated backend, level and order, the FEM "
+         "whose L² error is at most the run's (finest level), with the least time mesh → u_h",
          fastest_fem_rows(evaluation)),
     ]
     for heading, (header, rows) in sections:

@@ -47,6 +47,7 @@ def load(run_dirs: Sequence[Path], options: EvaluationOptions, inputs: RunInputs
     from surrogate.evaluation.devices import resolve_inference_device
     from surrogate.evaluation.static.runs import (
         check_runs_match_problem,
+        resolve_fem_candidates,
         resolve_fem_method,
         resolve_problem_name,
     )
@@ -72,7 +73,7 @@ def load(run_dirs: Sequence[Path], options: EvaluationOptions, inputs: RunInputs
         get_domain(name)
     problem = get_problem(problem_name)
     check_runs_match_problem(runs, problem)
-    resolve_fem_method(problem, options.fem, [])
+    resolve_fem_candidates(problem, options, resolve_fem_method(problem, options.fem, []), [])
     return LoadedRuns(runs, problem, options)
 
 

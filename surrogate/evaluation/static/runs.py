@@ -74,19 +74,32 @@ def resolve_fem_method(problem: Any, fem: str, notes: list[str]) -> str:
     return "solve"
 
 
-def resolve_fem_orders(problem: Any, orders: Sequence[int], method: str,
-                       notes: list[str]) -> tuple[int, ...]:
-    """The FEM orders actually evaluated: none without a baseline; the complete-linear order 1
-    needs the exact solution for its boundary data, so a problem without one keeps N0 (order 0,
-    with a note)."""
+def resolve_fem_candidates(problem: Any, options: Any, method: str, notes: list[str]
+                           ) -> list[Any]:
+    """The FEM methods (backend, order) actually evaluated (registry's
+    :func:`~surrogate.fem.hcurl.registry.evaluation_methods`): none without a baseline; a
+    problem without an exact solution keeps those whose mixed solve needs none for its
+    boundary data (skfem's N0, with a note). A note says when the default left out a backend
+    that is not installed."""
+    from surrogate.fem.hcurl.registry import backends_note, evaluation_methods
+
     if method == "none":
-        return ()
-    orders = tuple(sorted(set(int(o) for o in orders)))
-    if getattr(problem, "has_exact", False) or orders == (0,):
-        return orders
-    notes.append(f"problem {problem.name!r} has no exact solution: the complete-linear FEM "
-                 "needs one for its boundary data, so only the N0 baseline is evaluated")
-    return (0,)
+        return []
+    methods = evaluation_methods(options.fem_backends, options.fem_orders)
+    if (note := backends_note(options.fem_backends)) is not None:
+        notes.append(note)
+    if getattr(problem, "has_exact", False):
+        return methods
+    kept = [m for m in methods if not m.needs_exact]
+    if not kept:
+        raise InputError(f"problem {problem.name!r} has no exact solution, and every chosen "
+                         "FEM needs one for its boundary data; include the own backend's N0 "
+                         "(--fem-backend skfem --fem-order 0), which also gives the reference")
+    if len(kept) < len(methods):
+        notes.append(f"problem {problem.name!r} has no exact solution: the FEM of higher "
+                     "orders and other backends need one for their boundary data, so only "
+                     f"{', '.join(m.label for m in kept)} is evaluated")
+    return kept
 
 
 def run_info(run: Any) -> dict[str, Any]:
@@ -116,6 +129,6 @@ def run_info(run: Any) -> dict[str, Any]:
     return info
 
 
-__all__ = ["check_runs_match_problem", "resolve_fem_method", "resolve_fem_orders",
+__all__ = ["check_runs_match_problem", "resolve_fem_candidates", "resolve_fem_method",
            "resolve_problem_name",
            "run_info", "run_labels"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from surrogate.evaluation.static.fem_columns import fem_at, fem_columns, fem_key, fem_label
 from surrogate.evaluation.terminal_tables import (
     Block,
     Cell,
@@ -22,15 +23,9 @@ from surrogate.evaluation.terminal_tables import (
 
 
 def _fem_name(fem: Mapping[str, Any]) -> str:
-    """``N0 best`` for order 0, ``complete linear best`` for order 1 (docs/cli.md's naming)."""
-    from surrogate.fem.hcurl.registry import order_name
-
-    return f"{order_name(int(fem.get('order', 0)))} {fem.get('method', 'none')}"
-
-
-def _order_record(record: Mapping[str, Any], k: int) -> Mapping[str, Any]:
-    orders = record.get("fem_orders") or []
-    return orders[k] if k < len(orders) else {}
+    """``N0 best`` for order 0, ``complete linear best`` for order 1 (docs/cli.md's naming),
+    ``ngsolve: complete quadratic solve`` for another backend's."""
+    return f"{fem_label(fem)} {fem.get('method', 'none')}"
 
 
 def _table(title: str, headers: list[str], rows: list[tuple[str | Cell, ...]]) -> Table:
@@ -38,15 +33,9 @@ def _table(title: str, headers: list[str], rows: list[tuple[str | Cell, ...]]) -
 
 
 def _fem_rows(records: list[Mapping[str, Any]], value: Any) -> list[tuple[str | Cell, ...]]:
-    """One row per FEM order: ``value(fem_record)`` per column (N0 row only with a baseline)."""
-    first = next((r["fem"] for r in records if r.get("fem")), None)
-    rows = []
-    if first is not None:
-        rows.append((_fem_name(first), *[value(r.get("fem") or {}) for r in records]))
-    extra = next((r["fem_orders"] for r in records if r.get("fem_orders")), None) or []
-    for k, fem in enumerate(extra[1:], start=1):
-        rows.append((_fem_name(fem), *[value(_order_record(r, k)) for r in records]))
-    return rows
+    """One row per FEM (backend, order): ``value(fem_record)`` per column."""
+    return [(_fem_name(fem), *[value(fem_at(r, fem_key(fem))) for r in records])
+            for fem in fem_columns(records)]
 
 
 def error_table(summary: Mapping[str, Any]) -> Table:
@@ -102,7 +91,7 @@ def timing_table(summary: Mapping[str, Any]) -> Table:
                 cells.append(sci(rec["seconds"][key], ".2g")
                              + (f" ({rec[speed]:.3g}×)" if rec.get(speed) is not None else ""))
             rows.append((f"{label} ({what})", *cells))
-    return _table(f"wall time [s]: N0 basis+assembly+solve vs the NN field at the mesh nodes "
+    return _table(f"wall time [s]: FEM mesh → u_h vs the NN field at the mesh nodes "
                   f"and the NN at every quadrature point "
                   f"({summary.get('inference_device', 'cpu')}); speed-up over N0 in brackets",
                   [f"{short_domain(r['domain'])} L{r['level']}\n{r['n_nodes']} nodes\n"
@@ -110,8 +99,8 @@ def timing_table(summary: Mapping[str, Any]) -> Table:
 
 
 def fastest_fem_lines(summary: Mapping[str, Any]) -> list[str]:
-    """Per test domain and run: the fastest FEM (any level and order) at the run's error, its
-    time next to the run's, and the plain verdict."""
+    """Per test domain and run: the fastest FEM (any backend, level and order) at the run's
+    error, its time next to the run's, and the plain verdict."""
     lines = []
     for domain, by_run in (summary.get("fastest_fem_at_equal_error") or {}).items():
         for label, c in by_run.items():
@@ -122,8 +111,9 @@ def fastest_fem_lines(summary: Mapping[str, Any]) -> list[str]:
                 lines.append(f"{head}; {c['verdict']}")
                 continue
             what = "most accurate FEM" if c["lower_bound"] else "fastest FEM at equal error"
+            dofs = "" if "DOFs" in fem["label"] else f"{fem['dofs']} DOFs, "  # older labels
             lines.append(f"{head}; {what}: {fem['label']}, {fem['seconds']:.3g} s "
-                         f"({fem['dofs']} DOFs, error {sci(fem['error'])}) — {c['verdict']}")
+                         f"({dofs}error {sci(fem['error'])}) — {c['verdict']}")
     return lines
 
 

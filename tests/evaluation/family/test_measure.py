@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from surrogate.core.equal_error import FemCandidate
+from surrogate.core.equal_error import FemCandidate, fastest_fem
 from surrogate.core.errors import InputError
 from surrogate.evaluation.family.economics import (
     break_even,
@@ -43,7 +43,8 @@ class ScaledExact:
 def radial_summary():
     family = get_family("radial")
     runs = [ScaledExact(family, 0.01), ScaledExact(family, 0.3)]
-    options = FamilyEvaluationOptions(problems=3, levels=(1, 2), repeats=1, probes=10)
+    options = FamilyEvaluationOptions(problems=3, levels=(1, 2), repeats=1, probes=10,
+                                      fem_backends=("skfem",))
     evaluation = evaluate_family_runs(runs, family, options, labels=["tight", "loose"])
     return evaluation.to_dict()
 
@@ -93,14 +94,14 @@ def test_break_even_formula_and_verdicts():
     assert break_even(100.0, 0.5, 0.5) is None and break_even(100.0, None, 0.1) is None
     cands = [FemCandidate(1, 1, 0.2, 0.01), FemCandidate(1, 2, 0.05, 0.1),
              FemCandidate(2, 1, 0.04, 0.05)]
-    entry = problem_break_even(cands, 0.06, 0.001, 10.0)
+    entry = problem_break_even(fastest_fem(cands, 0.06), 0.06, 0.001, 10.0)
     assert (entry["fem"]["order"], entry["fem"]["level"]) == (2, 1)  # fastest at equal error
     assert entry["n_star"] == pytest.approx(10.0 / 0.049)
     assert not entry["fem_lower_bound"]
-    bound = problem_break_even(cands, 0.001, 0.001, 10.0)
+    bound = problem_break_even(fastest_fem(cands, 0.001), 0.001, 0.001, 10.0)
     assert bound["fem_lower_bound"] and bound["n_star_upper_bound"]
     assert bound["fem"]["error"] == 0.04  # the most accurate one
-    slow = problem_break_even(cands, 0.3, 1.0, 10.0)
+    slow = problem_break_even(fastest_fem(cands, 0.3), 0.3, 1.0, 10.0)
     assert slow["n_star"] is None and "never" in break_even_table(
         [cands], [0.3], {"field": [1.0]}, 4.0, 6.0)["queries"]["field"]["median_problem"]["text"]
     assert median_index([0.3, 0.1, 0.2, 0.4]) == 2
@@ -194,13 +195,14 @@ def test_inclusion_is_judged_by_its_complete_linear_truth_with_both_orders():
     family = get_family("inclusion")
     run = ZeroRun(family, truth_level=1, truth_fem_order=1)  # judged on level 2: --truth-level
     options = FamilyEvaluationOptions(problems=1, levels=(1,), repeats=1, probes=5,
-                                      truth_level=2)
+                                      truth_level=2, fem_backends=("skfem",))
     evaluation = evaluate_family_runs([run], family, options, labels=["zero"])
     assert evaluation.truth == "complete linear mixed solve on level 2 of cylinder"
     assert "u_ref = the complete linear mixed solve on level 2 of cylinder" in evaluation.notes
     [level] = evaluation.problems[0]["domains"]["cylinder"]["levels"]
-    assert set(level["fem"]) == {"solve"} and set(level["fem"]["solve"]) == {"0", "1"}
-    n0, n2 = (level["fem"]["solve"][k]["relative_error"] for k in ("0", "1"))
+    solves = level["fem"]["solve"]
+    assert set(level["fem"]) == {"solve"} and set(solves) == {"skfem:0", "skfem:1"}
+    n0, n2 = (solves[k]["relative_error"] for k in ("skfem:0", "skfem:1"))
     assert n2 < 0.9 * n0 < 0.9
-    assert level["fem"]["solve"]["1"]["ndofs"] == 2 * level["fem"]["solve"]["0"]["ndofs"]
+    assert solves["skfem:1"]["ndofs"] == 2 * solves["skfem:0"]["ndofs"]
     assert level["runs"]["zero"]["relative_error"] == pytest.approx(1.0, rel=1e-12)

@@ -49,3 +49,24 @@ def test_draw_errors_per_source_and_break_even():
     assert line == ("  params, whole field, error 5%: N* = 743.9 queries: ...; over all "
                     "problems: median never (never = ∞); over those that break even: median "
                     "743.9, p90 1200; never on 1/3")
+
+
+def test_an_evaluation_json_from_before_backends_still_reads():
+    """Record keys that are bare orders ("0", "1") are the own backend's candidates; the
+    report renders break-even entries without a backend or a coarsest-level flag."""
+    from surrogate.evaluation.family.report import break_even_rows
+    from surrogate.evaluation.family.summary import candidates
+
+    levels = [{"level": 1, "fem": {"solve": {
+        "0": {"relative_error": 0.1, "seconds": 0.003, "ndofs": 98},
+        "1": {"relative_error": 0.05, "seconds": 0.006, "ndofs": 196}}}}]
+    got = [(c.backend, c.order, c.dofs) for c in candidates(levels)]
+    assert got == [("skfem", 0, 98), ("skfem", 1, 196)]
+    old = {"surrogate_error": 0.05, "fem": {"label": "order 1, level 1", "order": 1},
+           "fem_seconds": 0.006, "surrogate_seconds": 0.001, "fem_lower_bound": False,
+           "n_star": 10.0, "n_star_upper_bound": False}
+    query = {**QUERY, "median_problem": old}
+    summary = {**SUMMARY, "break_even_queries": {"params": {"cube": {
+        "one_off_seconds": {"generation": 1.0, "training": 2.0}, "queries": {"field": query}}}}}
+    _, rows = break_even_rows(summary, "cube")
+    assert rows[0][3][0] == "order 1, level 1"

@@ -103,14 +103,15 @@ def test_fem_baseline_is_computed_once_per_level_and_shared_by_runs(monkeypatch)
     calls = []
     real = ev.fem_baseline
 
-    def counting(mesh, problem, method, solver, order=0):
-        calls.append((mesh.t.shape[1], order))
-        return real(mesh, problem, method, solver, order)
+    def counting(mesh, problem, method, solver, fem=None):
+        calls.append((mesh.t.shape[1], fem.order))
+        return real(mesh, problem, method, solver, fem)
 
     monkeypatch.setattr(ev, "fem_baseline", counting)
     runs = [OffsetRun("runs/a", [0.01, 0, 0]), OffsetRun("runs/b", [0, 0.02, 0]),
             OffsetRun("runs/c", [0, 0, 0.03])]
-    result = evaluate_runs(runs, MAXWELL, EvaluationOptions(domains=("cube",), levels=(1, 2)))
+    result = evaluate_runs(runs, MAXWELL, EvaluationOptions(domains=("cube",), levels=(1, 2),
+                                                            fem_backends=("skfem",)))
     assert [order for _, order in calls] == [0, 1, 0, 1]  # once per level and order
     for record in result.records:  # "fem" is the N0 record, "fem_orders" both
         assert [f["order"] for f in record["fem_orders"]] == [0, 1]
@@ -129,7 +130,8 @@ def test_fem_baseline_is_computed_once_per_level_and_shared_by_runs(monkeypatch)
 
 def test_fem_best_approximation_error_converges_at_first_order_on_the_cube():
     result = evaluate_runs([OffsetRun("runs/a", [0, 0, 0])], MAXWELL,
-                           EvaluationOptions(domains=("cube",), levels=(2, 3), fem_orders=(0,)))
+                           EvaluationOptions(domains=("cube",), levels=(2, 3), fem_orders=(0,),
+                                             fem_backends=("skfem",)))
     (e2, h2), (e3, h3) = [(r["fem"]["l2_error"], r["h"]) for r in result.records]
     rate = np.log(e2 / e3) / np.log(h2 / h3)
     assert 0.85 < rate < 1.2, rate
@@ -155,8 +157,8 @@ def test_without_exact_solution_the_finest_solve_is_the_reference(monkeypatch):
     # stand-in problem without an exact solution; the N0 solve itself still needs boundary
     # data, so the baseline solves the real problem (whose exact u supplies u × n)
     real = ev.fem_baseline
-    monkeypatch.setattr(ev, "fem_baseline", lambda mesh, problem, method, solver, order=0:
-                        real(mesh, MAXWELL, method, solver, order))
+    monkeypatch.setattr(ev, "fem_baseline", lambda mesh, problem, method, solver, fem=None:
+                        real(mesh, MAXWELL, method, solver, fem))
     c = np.array([0.05, 0.0, 0.0])
     run = OffsetRun("runs/off", c)
     notes = []
@@ -166,7 +168,7 @@ def test_without_exact_solution_the_finest_solve_is_the_reference(monkeypatch):
     exact = evaluate_runs([run], MAXWELL, EvaluationOptions(domains=("cube",), levels=(1, 2, 3),
                                                             fem="solve"))
     assert result.reference.startswith("fem-solve") and result.notes
-    assert any("complete-linear" in note for note in result.notes)  # needs exact boundary data
+    assert any("boundary data" in note for note in result.notes)  # higher orders need exact u
     assert all([f["order"] for f in r["fem_orders"]] == [0] for r in result.records)
     finest = _only(result.records, level=3)[0]
     assert finest["fem"]["is_reference"] and finest["fem"]["l2_error"] is None
@@ -223,8 +225,12 @@ def test_options_reject_bad_values():
         EvaluationOptions(solver="lu")
     with pytest.raises(InputError, match="levels"):
         EvaluationOptions(levels=(0, 1))
-    with pytest.raises(InputError, match="unknown FEM order 2"):
-        EvaluationOptions(fem_orders=(0, 2))
+    with pytest.raises(InputError, match="unknown FEM order 7"):
+        EvaluationOptions(fem_orders=(0, 7))
+    with pytest.raises(InputError, match="no FEM backend of skfem offers the orders 2"):
+        EvaluationOptions(fem_orders=(2,), fem_backends=("skfem",))
+    with pytest.raises(InputError, match="--fem-max-dofs"):
+        EvaluationOptions(fem_max_dofs=0)
     with pytest.raises(InputError, match="at least one FEM order"):
         EvaluationOptions(fem_orders=())
 
@@ -282,12 +288,39 @@ def test_equal_error_names_the_fastest_fem_of_any_order_and_level():
     out = equal_error_summary([_record(1, fem1, runs), _record(2, fem2, runs)], list(runs))
     fast = out["cube"]["fast"]
     # FEMs at error <= 1.2e-2: order 2 level 1 (6 ms) and order 2 level 2 (20 ms)
-    assert fast["fem"]["label"] == "order 2, level 1" and fast["fem"]["seconds"] == 0.006
+    assert fast["fem"]["label"] == "skfem order 2, level 1 (196 DOFs)"
+    assert fast["fem"]["seconds"] == 0.006 and fast["at_coarsest_level"]
+    assert "fastest at the coarsest evaluated mesh: could be faster" in fast["verdict"]
     assert fast["fem"]["dofs"] == 196 and fast["surrogate"]["level"] == 2
     assert fast["speedup"] == pytest.approx(6.0) and "surrogate wins" in fast["verdict"]
     slow = out["cube"]["slow"]
     assert slow["speedup"] < 1 and "the FEM wins" in slow["verdict"]
-    assert "order 2, level 1" in slow["verdict"]
+    assert "skfem order 2, level 1 (196 DOFs)" in slow["verdict"]
     exact = out["cube"]["exact"]  # below every FEM: a lower bound, said so
     assert exact["lower_bound"] and "no evaluated FEM reaches" in exact["verdict"]
-    assert exact["fem"]["label"] == "order 2, level 2"
+    assert exact["fem"]["label"] == "skfem order 2, level 2 (1208 DOFs)"
+    assert not exact["at_coarsest_level"]
+
+
+def test_a_failed_or_too_large_candidate_is_left_out_with_a_note(monkeypatch):
+    """A solve that raises SolverError (a singular system on a domain with a cavity) drops
+    that candidate on that level, said in a note; so does one above --fem-max-dofs."""
+    from surrogate.core.errors import SolverError
+
+    real = ev.fem_baseline
+
+    def failing(mesh, problem, method, solver, fem=None):
+        if fem is not None and fem.order == 1 and mesh.t.shape[1] == 48:
+            raise SolverError("direct solve did not converge")
+        return real(mesh, problem, method, solver, fem)
+
+    monkeypatch.setattr(ev, "fem_baseline", failing)
+    result = evaluate_runs([OffsetRun("runs/a", [0.01, 0, 0])], MAXWELL,
+                           EvaluationOptions(domains=("cube",), levels=(1, 2),
+                                             fem_backends=("skfem",), fem_max_dofs=1000))
+    level1, level2 = result.records
+    assert [f["order"] for f in level1["fem_orders"]] == [0]  # order 1 failed on level 1
+    assert [f["order"] for f in level2["fem_orders"]] == [0]  # 1208 DOFs > 1000
+    note = next(n for n in result.notes if n.startswith("FEM candidates left out"))
+    assert "skfem order 1 (complete linear) on cube level 1: its solve failed" in note
+    assert "on cube level 2: 1208 H(curl) DOFs > --fem-max-dofs 1000" in note

@@ -7,11 +7,11 @@ from surrogate.evaluation.terminal_tables import Cell, Table
 
 
 def _record(level: int, h: float, n0: float, order2: float, run: float) -> dict:
-    fem = {"order": 1, "method": "best", "l2_error": n0, "seconds": {"total": 0.002 * level}}
+    fem = {"order": 0, "method": "best", "l2_error": n0, "seconds": {"total": 0.002 * level}}
     return {
         "domain": "meshes/part.msh", "level": level, "h": h, "n_nodes": 27 * level,
         "n_quadrature": 528 * level, "inside_fraction": {"cylinder": 0.75},
-        "fem": fem, "fem_orders": [fem, {"order": 2, "method": "best", "l2_error": order2,
+        "fem": fem, "fem_orders": [fem, {"order": 1, "method": "best", "l2_error": order2,
                                          "seconds": {"total": 0.01 * level}}],
         "runs": {"fdnn": {"l2_error": run, "inside": {"relative_error": 0.5 * run},
                           "outside": {"relative_error": 2 * run},
@@ -36,12 +36,12 @@ def test_errors_splits_and_timings_one_row_per_source():
     assert isinstance(errors, Table) and isinstance(timing, Table)
     assert [c.header for c in errors.columns] == ["", "part L1\nh=0.5", "part L2\nh=0.25"]
     assert errors.rows[0] == ("N0 best", "1.00e-02", "5.00e-03")
-    assert errors.rows[1] == ("order 2 best", "4.00e-03", "1.00e-03")
+    assert errors.rows[1] == ("complete linear best", "4.00e-03", "1.00e-03")
     # green where the run is below N0: level 1 (5e-3 < 1e-2), not level 2 (6e-3 > 5e-3)
     assert errors.rows[2] == ("fdnn", Cell("5.00e-03", True), Cell("6.00e-03", False))
     assert split.rows == (("fdnn", "2.5e-03 / 1.0e-02", "3.0e-03 / 1.2e-02"),)
     assert inside == "volume inside the training domain (finest levels): part L2: 75% in cylinder"
-    assert [row[0] for row in timing.rows] == ["N0 best", "order 2 best", "fdnn (nodes)",
+    assert [row[0] for row in timing.rows] == ["N0 best", "complete linear best", "fdnn (nodes)",
                                                "fdnn (quad. pts)"]
     assert timing.rows[2] == ("fdnn (nodes)", "0.0001 (20×)", "0.0001 (40×)")
     assert timing.rows[3] == ("fdnn (quad. pts)", "0.0002", "0.0002")
@@ -57,3 +57,13 @@ def test_a_reference_level_shows_as_reference():
     summary["records"][0]["fem"] = {**summary["records"][0]["fem"], "is_reference": True}
     errors = static_tables(summary)[0]
     assert errors.rows[0] == ("N0 best", "reference")
+
+
+def test_another_backends_rows_are_named_and_a_level_above_the_dof_cap_is_blank():
+    """One row per (backend, order); an entry without a backend is the own backend's."""
+    records = [_record(1, 0.5, 1e-2, 4e-3, 5e-3), _record(2, 0.25, 5e-3, 1e-3, 6e-3)]
+    quadratic = {"backend": "ngsolve", "order": 2, "method": "solve", "l2_error": 2e-4,
+                 "seconds": {"total": 0.009}}
+    records[0]["fem_orders"].append(quadratic)  # level 2: above --fem-max-dofs, not solved
+    errors = static_tables({**SUMMARY, "records": records})[0]
+    assert errors.rows[2] == ("ngsolve: complete quadratic solve", "2.00e-04", "–")

@@ -80,3 +80,40 @@ def test_without_ngsolve_asking_for_it_is_one_line_and_the_rest_works(monkeypatc
                           backend="ngsolve", order=2, method="solve")
     message = str(info.value)
     assert "\n" not in message and "pip install 'surrogate[ngsolve]'" in message
+
+
+def test_dof_counts_without_building_the_space():
+    """hcurl_dofs equals the ndofs of the built spaces (skfem orders 0-1, ngsolve 0-4)."""
+    mesh, problem = get_domain("cube").mesh(1), get_problem("maxwell")
+    for order in (0, 1):
+        solution = fem_approximation(mesh, problem, order=order, method="solve")
+        assert registry.hcurl_dofs(mesh, order) == solution.ndofs
+    assert [registry.hcurl_dofs(mesh, k) for k in range(5)] == [98, 196, 654, 1544, 3010]
+    if registry.backend_installed("ngsolve"):
+        from surrogate.fem.hcurl.ngsolve_setup import mesh_setup
+
+        assert all(mesh_setup(mesh, k).hcurl_ndof == registry.hcurl_dofs(mesh, k)
+                   for k in range(5))
+
+
+def test_evaluation_candidates_keys_and_the_default_note(monkeypatch):
+    methods = registry.evaluation_methods(("skfem", "ngsolve") if
+                                          registry.backend_installed("ngsolve") else ("skfem",))
+    assert [m.key for m in methods][:2] == ["skfem:0", "skfem:1"]
+    assert all(m.order <= 3 for m in methods)  # ngsolve's defaults stop at cubic
+    assert registry.evaluation_methods(("skfem",), (1, 2))[0].key == "skfem:1"
+    with pytest.raises(InputError, match="no FEM backend of skfem offers the orders 3"):
+        registry.evaluation_methods(("skfem",), (3,))
+    assert registry.parse_fem_key("ngsolve:2") == ("ngsolve", 2)
+    assert registry.parse_fem_key("1") == ("skfem", 1)  # evaluation.json before backends
+    skfem0 = registry.FemMethod("skfem", 0)
+    assert skfem0.offered_method("best") == "best" and not skfem0.needs_exact
+    ng = registry.FemMethod("ngsolve", 0)
+    assert ng.offered_method("best") == "solve" and ng.needs_exact
+    assert registry.fem_name("ngsolve", 2) == "ngsolve: complete quadratic"
+    assert registry.fem_name("skfem", 1) == "complete linear"
+    assert registry.backends_note(("skfem",)) is None
+    monkeypatch.setitem(sys.modules, "ngsolve", None)
+    note = registry.backends_note(None)
+    assert note.startswith("FEM backends compared: skfem only") and "\n" not in note
+    assert [m.backend for m in registry.evaluation_methods()] == ["skfem", "skfem"]
