@@ -62,7 +62,8 @@ class Predictor:
         self.dtype = DTYPES[dtype]
         self.kind = str(getattr(run.model_config, "inputs", "pointwise"))
         self.family = _family(run.dataset)
-        self.param_names = tuple(run.dataset.get("param_names") or ())
+        self.param_names = tuple(run.dataset.get("param_names") or (
+            self.family.param_names if self.family is not None else ()))
         box = run.dataset.get("param_box")
         self.param_box = None if box is None else np.asarray(box, dtype=float)
         self.batch_rows = batch_rows or (CPU_BATCH if self.device.type == "cpu" else GPU_BATCH)

@@ -7,8 +7,9 @@ surrogate's on that problem (:func:`fem_per_problem`, one call for all problems)
 reaches it, the most accurate one's time, marked as a lower bound (so N* is then an upper
 bound). The FEM chosen depends on the error only, not on the query kind. The
 surrogate's cost of one query is its time for the whole field (mesh nodes → u_NN) or for u at
-the probe points (the FEM still solves the whole problem). The one-off cost is the data
-generation plus the training seconds of the run. Torch-free.
+the probe points (the FEM still solves the whole problem), one problem at a time, or its time
+per problem when a batch of problems is answered in one call (the FEM still solves each one).
+The one-off cost is the data generation plus the training seconds of the run. Torch-free.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ import numpy as np
 
 from surrogate.core.equal_error import COARSEST_NOTE, FemCandidate, fastest_fem
 
-QUERY_KINDS = {"field": "whole field (mesh nodes → u_NN)",
-               "probes": "u at the probe points"}
+QUERY_KINDS = {"field": "whole field (mesh nodes → u_NN), one problem at a time",
+               "probes": "u at the probe points, one problem at a time",
+               "batch": "whole field, a batch of problems in one call (time per problem)"}
 
 
 def distribution(values: Sequence[float | None]) -> dict[str, Any]:

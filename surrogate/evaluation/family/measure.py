@@ -16,7 +16,6 @@ points; the distributions and the break-even counts are built by
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +26,7 @@ from surrogate.core.errors import InputError
 from surrogate.evaluation.devices import device_description, resolve_inference_device
 from surrogate.evaluation.family.fem import LevelRules, level_fem, relative_errors
 from surrogate.evaluation.family.options import FamilyEvaluationOptions
+from surrogate.evaluation.family.query_timing import QueryTimer, batch_params
 from surrogate.fem.families.family import Family, FamilyProblem
 from surrogate.fem.families.truth import truth_description
 
@@ -88,15 +88,6 @@ class FamilyPredictor:
         rows = network_inputs(self.kind, points, problem, sensor_values=values)
         return np.asarray(self.run.predict(rows, batch_size=self.batch_size), dtype=float)
 
-    def seconds(self, points: np.ndarray, problem: FamilyProblem, repeats: int) -> float:
-        """Median wall time of one query at ``points`` (rows and inference included)."""
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            self(points, problem)
-            times.append(time.perf_counter() - start)
-        return float(np.median(times))
-
 
 @dataclass
 class FamilyEvaluation:
@@ -106,7 +97,9 @@ class FamilyEvaluation:
     "surrogate_seconds": {label: {"field", "probes"}}}}}``; each level record has the mesh
     facts, ``"fem": {method: {"backend:order": errors + seconds + ndofs}}`` (registry
     :func:`~surrogate.fem.hcurl.registry.fem_key`) and ``"runs": {label:
-    errors}``. ``runs``: per label path, arch, inputs and the one-off seconds.
+    errors}``. ``runs``: per label path, arch, inputs and the one-off seconds. ``batch``:
+    ``{"problems": B, "seconds": {domain: {label: per problem}}, "setup_seconds": {domain:
+    {label: predictor set-up}}}`` (:mod:`surrogate.evaluation.family.query_timing`).
     """
 
     family: str
@@ -118,6 +111,7 @@ class FamilyEvaluation:
     problems: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
     inference_device: str = "cpu"
+    batch: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """``evaluation.json``: the records plus distributions and ``break_even_queries``."""
@@ -245,6 +239,9 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
     first = family.problem(params[0])
     for p in predictors:  # pay torch's lazy start outside the timings
         p(np.full((4, 3), 0.5), first)
+    timers = {d.name: [QueryTimer.build(label, run, d.mesh(levels[-1]).p.T, probes[d.name],
+                                        device, params[0])
+                       for label, run in zip(labels, runs, strict=True)] for d in domains}
 
     problems, total = [], len(params) * len(domains)
     for k, mu in enumerate(params):
@@ -256,7 +253,16 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
             record["domains"][domain.name] = _problem_on_domain(
                 problem, family, domain, training, levels, geometries, probes[domain.name],
                 predictors, options, truth, skipped)
+            record["domains"][domain.name]["surrogate_seconds"] = {
+                t.label: t.one_problem(mu, options.repeats) for t in timers[domain.name]}
         problems.append(record)
+    progress(total, total, "batched queries")
+    many = batch_params(params, options.query_batch)
+    batch = {"problems": len(many),
+             "seconds": {d: {t.label: t.batch(many, options.repeats) for t in ts}
+                         for d, ts in timers.items()},
+             "setup_seconds": {d: {t.label: t.setup_seconds for t in ts}
+                               for d, ts in timers.items()}}
     progress(total, total, "done")
     if skipped:
         notes.append(f"FEM candidates left out: {'; '.join(sorted(skipped))}")
@@ -265,7 +271,8 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
         truth="exact" if truth is None else truth_description(*truth, family.training_domain),
         options=options, params=params, draw=draw,
         runs={label: run_facts(run) for label, run in zip(labels, runs, strict=True)},
-        problems=problems, notes=notes, inference_device=device_description(device))
+        problems=problems, notes=notes, inference_device=device_description(device),
+        batch=batch)
 
 
 def _notes(family: Any, options: FamilyEvaluationOptions, levels: Sequence[int],
@@ -317,11 +324,8 @@ def _problem_on_domain(problem: FamilyProblem, family: Family, domain: Any, trai
             record["runs"][predictor.label] = relative_errors(
                 predictor(geometry.points, problem), ref, geometry.weights)
         out_levels.append(record)
-    seconds = {p.label: {"field": p.seconds(geometry.nodes, problem, options.repeats),
-                         "probes": p.seconds(probe_points, problem, options.repeats)}
-               for p in predictors}
-    return {"levels": out_levels, "surrogate_seconds": seconds,
-            "field_nodes": int(geometry.nodes.shape[0]), "n_probes": int(len(probe_points))}
+    return {"levels": out_levels, "field_nodes": int(geometry.nodes.shape[0]),
+            "n_probes": int(len(probe_points))}
 
 
 def load_family_runs(run_dirs: Sequence[Any], options: FamilyEvaluationOptions

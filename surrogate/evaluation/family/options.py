@@ -57,6 +57,8 @@ class FamilyEvaluationOptions:
     higher_order_max_level: int = setting(3, doc="Finest level of the FEM candidates of order ≥ 1.")
     fem_max_dofs: int = fem_max_dofs_field(32_000)
     probes: int = setting(100, doc="Probe points of the probe-query timings.")
+    query_batch: int = setting(1000, doc="Problems answered in one call by the batched-query "
+                               "timing (break-even of the batch pattern).")
     seed: int | None = setting(None, doc="Seed of the quasi-random draw of the unseen problems "
                                "(another seed: another K problems, to check a conclusion on a "
                                "fresh draw).", flag="draw-seed", shown="the data's seed + 1")
@@ -91,6 +93,8 @@ class FamilyEvaluationOptions:
             raise InputError(f"rtol must lie in (0, 1), got {self.rtol}")
         if self.probes < 1:
             raise InputError(f"need at least one probe point, got {self.probes}")
+        if self.query_batch < 1:
+            raise InputError(f"--query-batch must be >= 1, got {self.query_batch}")
         if self.solver not in SOLVER_CHOICES:
             raise InputError(f"unknown solver {self.solver!r}; choose one of: "
                              f"{', '.join(SOLVER_CHOICES)}")

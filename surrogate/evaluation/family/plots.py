@@ -41,6 +41,10 @@ def pareto_figure(pareto: Mapping[str, Any], domain: str, family: str, path: Pat
                   label=f"{run['label']} (whole field)")
         ax.loglog([run["probes_seconds"]], [run["error"]], marker, markersize=9, color=colour,
                   fillstyle="none", label=f"{run['label']} (probe points)")
+        if run.get("batch_seconds") is not None:
+            ax.loglog([run["batch_seconds"]], [run["error"]], marker, markersize=9,
+                      color=colour, fillstyle="left",
+                      label=f"{run['label']} (whole field, per problem of a batch)")
     ax.set_xlabel("time per query [s] (FEM: mesh → u_h)")
     ax.set_ylabel("median relative L² error over unseen problems")
     ax.set_title(f"{family} on {domain}: error against time per query")
@@ -69,7 +73,8 @@ def make_family_figures(summary: Mapping[str, Any], out_dir: str | Path) -> dict
                        f"{summary['draw']['problems']} unseen problems against time per "
                        "query; FEM mixed solves per backend and order through the levels, "
                        "each surrogate "
-                       "for the whole field (filled) and at the probe points (open)"}
+                       "for the whole field (filled), at the probe points (open) and per "
+                       "problem of a batch (half filled)"}
     return {"figures": figures, "skipped": skipped}
 
 

@@ -74,8 +74,9 @@ def error_table(problems: list[dict[str, Any]], domain: str, labels: list[str]
 
 
 def pareto_points(problems: list[dict[str, Any]], domain: str, table: list[dict[str, Any]],
-                  labels: list[str]) -> dict[str, Any]:
-    """Median error vs median seconds per query: FEM mixed solves, surrogates (two queries)."""
+                  labels: list[str], batch: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Median error vs median seconds per query: FEM mixed solves, surrogates (whole field
+    and probes one problem at a time; per problem of a batch when ``batch`` has it)."""
     fem = [{"backend": r.get("backend", OWN_BACKEND), "order": r["order"],
             "level": r["level"], "method": r["method"],
             "error": r["errors"]["relative_error"]["median"],
@@ -89,8 +90,15 @@ def pareto_points(problems: list[dict[str, Any]], domain: str, table: list[dict[
         runs.append({"label": label, "error": row["errors"]["relative_error"]["median"],
                      "p90_error": row["errors"]["relative_error"]["p90"],
                      "field_seconds": distribution([s["field"] for s in seconds])["median"],
-                     "probes_seconds": distribution([s["probes"] for s in seconds])["median"]})
+                     "probes_seconds": distribution([s["probes"] for s in seconds])["median"],
+                     "batch_seconds": batch_seconds(batch, domain, label)})
     return {"fem": fem, "surrogates": runs}
+
+
+def batch_seconds(batch: dict[str, Any] | None, domain: str, label: str) -> float | None:
+    """Seconds per problem of the batched query of ``label`` on ``domain`` (None: not
+    measured, an ``evaluation.json`` from before the batch pattern)."""
+    return ((batch or {}).get("seconds") or {}).get(domain, {}).get(label)
 
 
 def candidates(levels: list[dict[str, Any]]) -> list[FemCandidate]:
@@ -108,8 +116,10 @@ def candidates(levels: list[dict[str, Any]]) -> list[FemCandidate]:
 
 
 def break_even_queries(problems: list[dict[str, Any]], domains: list[str],
-                       runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Per run label and domain the break-even table (every term, per problem, median)."""
+                       runs: dict[str, dict[str, Any]], batch: dict[str, Any] | None = None
+                       ) -> dict[str, Any]:
+    """Per run label and domain the break-even table (every term, per problem, median) of
+    the query patterns: whole field and probes one problem at a time, and a batch."""
     out: dict[str, Any] = {}
     for label, facts in runs.items():
         out[label] = {}
@@ -118,10 +128,12 @@ def break_even_queries(problems: list[dict[str, Any]], domains: list[str],
             errors = [levels[-1]["runs"][label]["relative_error"] for levels in per_problem]
             errors = [float("inf") if e is None else e for e in errors]
             seconds = [p["domains"][domain]["surrogate_seconds"][label] for p in problems]
+            queries = {"field": [s["field"] for s in seconds],
+                       "probes": [s["probes"] for s in seconds]}
+            if (per_batch := batch_seconds(batch, domain, label)) is not None:
+                queries["batch"] = [per_batch] * len(problems)
             out[label][domain] = break_even_table(
-                [candidates(levels) for levels in per_problem], errors,
-                {"field": [s["field"] for s in seconds],
-                 "probes": [s["probes"] for s in seconds]},
+                [candidates(levels) for levels in per_problem], errors, queries,
                 facts.get("generation_seconds"), facts.get("train_seconds"))
     return out
 
@@ -131,6 +143,7 @@ def summarise(evaluation: Any) -> dict[str, Any]:
     labels = list(evaluation.runs)
     domains = list(evaluation.options.domains)
     tables = {d: error_table(evaluation.problems, d, labels) for d in domains}
+    batch = getattr(evaluation, "batch", None) or {}
     return {
         "kind": "family",
         "family": evaluation.family,
@@ -141,11 +154,14 @@ def summarise(evaluation: Any) -> dict[str, Any]:
         "inference_device": evaluation.inference_device,
         "notes": list(evaluation.notes),
         "error_table": tables,
-        "pareto": {d: pareto_points(evaluation.problems, d, tables[d], labels) for d in domains},
-        "break_even_queries": break_even_queries(evaluation.problems, domains, evaluation.runs),
+        "batch": batch,
+        "pareto": {d: pareto_points(evaluation.problems, d, tables[d], labels, batch)
+                   for d in domains},
+        "break_even_queries": break_even_queries(evaluation.problems, domains, evaluation.runs,
+                                                 batch),
         "problems": evaluation.problems,
     }
 
 
-__all__ = ["REGIONS", "break_even_queries", "candidates", "error_table", "fem_source",
-           "pareto_points", "summarise"]
+__all__ = ["REGIONS", "batch_seconds", "break_even_queries", "candidates", "error_table",
+           "fem_source", "pareto_points", "summarise"]

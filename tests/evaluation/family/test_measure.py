@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import torch
 
 from surrogate.core.equal_error import FemCandidate, fastest_fem
 from surrogate.core.errors import InputError
@@ -22,14 +23,35 @@ from surrogate.evaluation.family.fem import interface_distance
 from surrogate.evaluation.family.measure import evaluate_family_runs, family_of_runs
 from surrogate.evaluation.family.options import FamilyEvaluationOptions
 from surrogate.fem.families import get_family
+from surrogate.models.normalisation import Normalisation
+
+
+class ScaledExactNet(torch.nn.Module):
+    """The stand-in's network on rows (x, μ) of one problem: (1 + eps) u_μ(x), no weights."""
+
+    def __init__(self, family, eps: float):
+        super().__init__()
+        self.family, self.eps = family, eps
+        self.register_buffer("scale", torch.tensor(1.0 + eps, dtype=torch.float64))
+
+    def forward(self, rows):
+        if self.eps == -1.0:
+            return rows.new_zeros(len(rows), 3)
+        values = rows.detach().cpu().double().numpy()
+        u = self.family.problem(values[0, 3:]).u(values[:, :3])
+        return torch.as_tensor(u, dtype=rows.dtype, device=rows.device) * self.scale.to(rows)
 
 
 class ScaledExact:
-    """A params-input stand-in run: u_NN = (1 + eps) u_μ (μ read from the rows)."""
+    """A params-input stand-in run: u_NN = (1 + eps) u_μ (μ read from the rows); its model
+    sees the rows unscaled (identity normalisation), so the predictor can time it."""
 
     def __init__(self, family, eps: float):
         self.family, self.eps, self.path = family, eps, f"scaled-{eps}"
-        self.model = SimpleNamespace(to=lambda device: None)
+        self.model = ScaledExactNet(family, eps)
+        columns = 3 + len(family.param_names)
+        self.normalisation = Normalisation(np.zeros(columns), np.ones(columns), np.zeros(3),
+                                           np.ones(3))
         self.model_config = SimpleNamespace(inputs="params", arch="exact")
         self.dataset = {"family": family.name, "recipe": {"seed": 3},
                         "param_box": family.box.tolist(), "generation_seconds": 10.0}
@@ -44,7 +66,7 @@ def radial_summary():
     family = get_family("radial")
     runs = [ScaledExact(family, 0.01), ScaledExact(family, 0.3)]
     options = FamilyEvaluationOptions(problems=3, levels=(1, 2), repeats=1, probes=10,
-                                      fem_backends=("skfem",))
+                                      fem_backends=("skfem",), query_batch=7)
     evaluation = evaluate_family_runs(runs, family, options, labels=["tight", "loose"])
     return evaluation.to_dict()
 
@@ -74,7 +96,7 @@ def test_break_even_terms_are_consistent(radial_summary):
     for label in ("tight", "loose"):
         table = radial_summary["break_even_queries"][label]["cube"]
         assert table["one_off_seconds"] == {"generation": 10.0, "training": 20.0, "total": 30.0}
-        for kind in ("field", "probes"):
+        for kind in ("field", "probes", "batch"):
             query = table["queries"][kind]
             assert len(query["per_problem"]) == 3
             for entry in query["per_problem"]:
@@ -87,6 +109,26 @@ def test_break_even_terms_are_consistent(radial_summary):
     # 1 % is below every N0/complete-linear level-1..2 mixed solve on the cube: a lower bound
     tight = radial_summary["break_even_queries"]["tight"]["cube"]["queries"]["field"]
     assert all(e["fem_lower_bound"] for e in tight["per_problem"])
+
+
+def test_three_query_patterns_are_timed_through_the_predictor(radial_summary):
+    """Whole field and probes per problem, and a batch of query_batch problems in one call
+    (time per problem); the batch's FEM per query is the same as the field's."""
+    batch = radial_summary["batch"]
+    assert batch["problems"] == 7
+    for label in ("tight", "loose"):
+        per_problem = batch["seconds"]["cube"][label]
+        assert per_problem > 0 and batch["setup_seconds"]["cube"][label] > 0
+        queries = radial_summary["break_even_queries"][label]["cube"]["queries"]
+        assert set(queries) == {"field", "probes", "batch"}
+        assert queries["batch"]["surrogate_seconds"]["median"] == per_problem
+        assert [e["fem_seconds"] for e in queries["batch"]["per_problem"]] == \
+            [e["fem_seconds"] for e in queries["field"]["per_problem"]]
+        seconds = radial_summary["problems"][0]["domains"]["cube"]["surrogate_seconds"][label]
+        assert set(seconds) == {"field", "probes"} and min(seconds.values()) > 0
+        point = next(r for r in radial_summary["pareto"]["cube"]["surrogates"]
+                     if r["label"] == label)
+        assert point["batch_seconds"] == per_problem
 
 
 def test_break_even_formula_and_verdicts():
@@ -163,6 +205,7 @@ class ZeroRun(ScaledExact):
     def __init__(self, family, **dataset):
         super().__init__(family, 0.0)
         self.dataset.update(dataset)
+        self.model = ScaledExactNet(family, -1.0)  # scale 0: u_NN = 0 (u itself not called)
 
     def predict(self, rows, batch_size=None):
         return np.zeros((len(rows), 3))
