@@ -11,6 +11,12 @@ kind
     fields     80 epochs of 2,048
     pointwise  10 epochs of 2,048
 
+The separable model (``--arch deeponet``) has its own recipe, tuned on the training split of
+a ``radial`` file of 320 problems × 2,000 points (issue 29, docs/results.md): ``params``
+inputs, a trunk of depth 3 and width 64 with p = 32 basis functions, SiLU σ, τ from 1 and the
+quadratic output, ``SEPARABLE_EPOCHS`` epochs of mini-batches of 256 rows from lr 5·10⁻³;
+``--arch deeponet`` alone selects ``params`` inputs.
+
 Every option the user gave (a flag, a ``--config`` key, a key of the ``model`` / ``train``
 mapping of :func:`surrogate.training.loop.fit`) wins; a typed ``ModelConfig`` or
 ``TrainConfig`` counts as every field given. The model part applies only to the recipe's
@@ -37,6 +43,7 @@ class Recipe:
     arch: str
     model: Mapping[str, Any] = field(default_factory=dict)
     train: Mapping[str, Any] = field(default_factory=dict)
+    source: str = RECIPE_SOURCE
 
 
 FAMILY_MODEL = {"depth": 6, "width": 128, "activation": "silu", "tau_init": 1.0,
@@ -50,6 +57,19 @@ FAMILY_RECIPES: dict[str, Recipe] = {
     for inputs, (epochs, batch_size) in FAMILY_EPOCHS_AND_BATCH.items()
 }
 """The family recipe per ``inputs`` kind."""
+
+SEPARABLE_EPOCHS = 10
+ARCH_RECIPES: dict[tuple[str, str], Recipe] = {
+    ("deeponet", "params"): Recipe(
+        "family-deeponet-params", "deeponet",
+        {"inputs": "params", "width": 64, "depth": 3, "basis": 32, "activation": "silu",
+         "tau_init": 1.0, "quadratic_output": True},
+        {**FAMILY_TRAIN, "lr": 5e-3, "epochs": SEPARABLE_EPOCHS, "batch_size": 256},
+        "issue 29: the separable model tuned on a radial training split (docs/results.md)"),
+}
+"""Recipes of one architecture and inputs kind; they take precedence over FAMILY_RECIPES."""
+ARCH_INPUTS = {"deeponet": "params"}
+"""The inputs kind an architecture's recipe assumes when none is given."""
 
 
 def _given(options: Any) -> dict[str, Any] | None:
@@ -66,7 +86,9 @@ def family_recipe(dataset: Any, model: Any) -> Recipe | None:
     if not is_family(dataset):
         return None
     options = model.to_dict() if hasattr(model, "to_dict") else dict(model or {})
-    return FAMILY_RECIPES.get(options.get("inputs") or "pointwise")
+    arch = options.get("arch") or "resnet"
+    inputs = options.get("inputs") or ARCH_INPUTS.get(arch, "pointwise")
+    return ARCH_RECIPES.get((arch, inputs)) or FAMILY_RECIPES.get(inputs)
 
 
 def with_recipe_defaults(dataset: Any, model: Any, train: Any
@@ -79,7 +101,7 @@ def with_recipe_defaults(dataset: Any, model: Any, train: Any
     recipe = family_recipe(dataset, model)
     if recipe is None:
         return model, train, None
-    record: dict[str, Any] = {"recipe": recipe.name, "source": RECIPE_SOURCE,
+    record: dict[str, Any] = {"recipe": recipe.name, "source": recipe.source,
                               "model": {}, "train": {}}
     model_given = _given(model)
     if model_given is not None and model_given.get("arch", recipe.arch) == recipe.arch:
@@ -92,5 +114,6 @@ def with_recipe_defaults(dataset: Any, model: Any, train: Any
     return model, train, record
 
 
-__all__ = ["Recipe", "FAMILY_RECIPES", "FAMILY_MODEL", "FAMILY_TRAIN", "FAMILY_EPOCHS_AND_BATCH",
-           "family_recipe", "with_recipe_defaults"]
+__all__ = ["Recipe", "FAMILY_RECIPES", "ARCH_RECIPES", "ARCH_INPUTS", "SEPARABLE_EPOCHS",
+           "FAMILY_MODEL", "FAMILY_TRAIN", "FAMILY_EPOCHS_AND_BATCH", "family_recipe",
+           "with_recipe_defaults"]

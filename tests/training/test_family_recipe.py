@@ -120,3 +120,23 @@ def test_the_command_line_passes_only_given_options_so_the_recipe_applies(family
                                        "--epochs", "2", "--quiet"])
     assert resumed.exit_code == 0, resumed.output
     assert _config(out)["extra"]["defaults_applied"] == applied
+
+
+def test_the_separable_model_takes_its_own_recipe_and_params_inputs(family_file, tmp_path):
+    """--arch deeponet alone: params inputs, the issue 29 recipe (trunk 3 × 64, p = 32,
+    batches of 256 from lr 5e-3); the ResNet recipe is not applied to it."""
+    from surrogate.training.family_recipe import ARCH_RECIPES, SEPARABLE_EPOCHS
+
+    run = fit(family_file, {"arch": "deeponet", "basis": 4}, {"epochs": 1},
+              tmp_path / "sep")
+    config = _config(tmp_path / "sep")
+    model, train = config["model"], config["train"]
+    assert (model["inputs"], model["depth"], model["width"], model["basis"]) == \
+        ("params", 3, 64, 4)
+    assert (train["batch_size"], train["lr"], train["epochs"]) == (256, 5e-3, 1)
+    applied = config["extra"]["defaults_applied"]
+    assert applied["recipe"] == "family-deeponet-params" and "issue 29" in applied["source"]
+    assert "basis" not in applied["model"] and applied["model"]["inputs"] == "params"
+    recipe = ARCH_RECIPES[("deeponet", "params")]
+    assert recipe.train["epochs"] == SEPARABLE_EPOCHS and recipe.model["basis"] == 32
+    assert run.model_config.arch == "deeponet"
