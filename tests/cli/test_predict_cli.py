@@ -197,3 +197,19 @@ def test_bad_inputs_are_one_line_and_exit_2(runs, tmp_path, case, fragment):
     result = _invoke("predict", args["run"], *problems, *args["where"], "-o", args["out"])
     _one_line_error(result, fragment)
     assert not (tmp_path / "u.h5").exists()
+
+
+def test_the_pvd_series_opens_in_vtks_own_reader(runs, tmp_path):
+    """ParaView's reader (VTK's vtkPVDReader, through pyvista): one time step per problem."""
+    pv = pytest.importorskip("pyvista")
+    csv = _params_csv(tmp_path / "mu.csv", _mu(3))
+    result = _invoke("predict", runs["deeponet"], "--params", csv, "--domain", "cube",
+                     "--level", "1", "-o", tmp_path / "u.h5", "--vtk", tmp_path / "vtk")
+    assert result.exit_code == 0, result.output
+    reader = pv.get_reader(str(tmp_path / "vtk" / "u.pvd"))
+    assert list(reader.time_values) == [0.0, 1.0, 2.0]
+    reader.set_active_time_value(2.0)
+    mesh = reader.read()[0]
+    with h5py.File(tmp_path / "u.h5") as fh:
+        np.testing.assert_allclose(mesh.point_data["u"], fh["u"][2], rtol=1e-6)
+    assert mesh.n_cells == 48 and {"u", "u_magnitude"} <= set(mesh.array_names)
