@@ -58,7 +58,7 @@ FAMILY_RECIPES: dict[str, Recipe] = {
 }
 """The family recipe per ``inputs`` kind."""
 
-SEPARABLE_EPOCHS = 10
+SEPARABLE_EPOCHS = 12
 ARCH_RECIPES: dict[tuple[str, str], Recipe] = {
     ("deeponet", "params"): Recipe(
         "family-deeponet-params", "deeponet",
