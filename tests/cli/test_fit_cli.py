@@ -84,7 +84,7 @@ def test_config_file_with_flag_overrides_is_written_into_the_run(data, tmp_path)
     (["--tau", "abc"], "tau must be 'learned' or a number > 0"),
     (["--epochs", "0"], "epochs must be an integer >= 1"),
     (["--arch", "frac-dnn", "--gamma", "1.5"], "gamma must lie in (0, 1)"),
-    (["--gamma", "0.3"], "--gamma applies to arch frac-dnn, not 'resnet'"),
+    (["--gamma", "0.3"], "--gamma applies to arch frac-dnn, deeponet, not 'resnet'"),
     (["--resume"], "no checkpoint to resume from"),
 ])
 def test_bad_fit_input_is_one_line_and_exit_2(data, tmp_path, args, message):
