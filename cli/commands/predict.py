@@ -32,11 +32,9 @@ def predict(
     out: Annotated[Path, typer.Option("--out", "-o", help="The HDF5 file to write (.h5).")]
     = Path("prediction.h5"),
     params: Annotated[Path | None, typer.Option(
-        help="Problems of a family run: CSV with a header naming the family's parameters "
-             "(any order) or NPY in the family's order; one row per problem.")] = None,
-    sensors: Annotated[Path | None, typer.Option(
-        help="Problems of a `fields` run given by their sensor values (CSV/NPY, one row per "
-             "problem, the run's sensor order) instead of --params.")] = None,
+        help="Problems of a family run, one row per problem: the family's parameters (CSV "
+             "with a header naming them, any order, or NPY in the family's order); for a "
+             "`fields` run, its sensor values in the run's sensor order.")] = None,
     domain: Annotated[str | None, typer.Option(
         help="Predict at the nodes of this domain's mesh: a built-in domain or a mesh file "
              "(.msh, .vtu, ...).")] = None,
@@ -61,7 +59,7 @@ def predict(
 ) -> None:
     """Evaluate a trained surrogate: u for every problem at every point, written to HDF5.
 
-    A family run takes the problems from --params (or --sensors for a `fields` run); a
+    A family run takes the problems from --params (sensor values for a `fields` run); a
     single-problem run predicts its own problem. Parameters outside the box the run was
     trained on are warned about row by row (--strict refuses them). The file holds u
     (problems × points × 3), the points (and mesh cells), the inputs and the run's hash.
@@ -72,7 +70,7 @@ def predict(
     with user_errors():
         from surrogate.predict.to_files import PredictionRequest, predict_to_files
 
-        request = PredictionRequest(run=run, out=out, params=params, sensors=sensors,
+        request = PredictionRequest(run=run, out=out, params=params,
                                     domain=domain, level=level, points=points, vtk=vtk,
                                     strict=strict, device=device.value, dtype=dtype.value)
 

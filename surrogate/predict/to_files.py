@@ -10,6 +10,7 @@ is renamed into place when complete (:mod:`surrogate.predict.outputs`).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,6 +66,8 @@ def problems_of(request: PredictionRequest, run: Any, warn: Callable[[str], None
             raise InputError(f"run {run.path} was trained on one problem; it predicts that "
                              "problem: drop --params / --sensors")
         return None, None
+    if kind == "fields" and request.sensors is None:  # --params holds a fields run's sensors
+        request = dataclasses.replace(request, params=None, sensors=request.params)
     if (request.params is None) == (request.sensors is None):
         what = "--params (or --sensors)" if kind == "fields" else "--params"
         raise InputError(f"run {run.path} is a {family!r} family run: give the problems with "

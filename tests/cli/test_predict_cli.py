@@ -160,7 +160,6 @@ def test_parameters_outside_the_box_warn_per_row_and_strict_refuses(runs, tmp_pa
     ("both-points", "either --domain (and --level) or --points"),
     ("bad-points", "points need 3 columns"),
     ("no-run", "does not exist"),
-    ("sensors", "--sensors: run"),
     ("suffix", "the output is an HDF5 file"),
 ])
 def test_bad_inputs_are_one_line_and_exit_2(runs, tmp_path, case, fragment):
@@ -193,7 +192,7 @@ def test_bad_inputs_are_one_line_and_exit_2(runs, tmp_path, case, fragment):
         args["run"] = tmp_path / "no-such-run"
     elif case == "suffix":
         args["out"] = tmp_path / "u.csv"
-    problems = ["--sensors", good] if case == "sensors" else ["--params", args["params"]]
+    problems = ["--params", args["params"]]
     result = _invoke("predict", args["run"], *problems, *args["where"], "-o", args["out"])
     _one_line_error(result, fragment)
     assert not (tmp_path / "u.h5").exists()

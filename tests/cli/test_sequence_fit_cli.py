@@ -96,7 +96,7 @@ def test_help_shows_a_sequence_example():
     (["--arch", "lem", "--lambda1", "0.1"], "arch 'lem' has no τ-layers: lambda1 must stay 0"),
     (["--arch", "lstm", "--learn-dt"], "learn_dt applies to arch 'lem' and 'cornn' only"),
     (["--arch", "lem", "--width", "8"], "--width applies to arch resnet, frac-dnn, densenet, "
-                                        "implicit-resnet, ck-net, ode-net, not 'lem'"),
+                                        "implicit-resnet, ck-net, ode-net, deeponet, not 'lem'"),
     (["--arch", "cornn", "--cornn-gamma", "-1"], "gamma must be > 0"),
     (["--arch", "cornn", "--gamma", "0.5"], "(cornn's gamma is --cornn-gamma)"),
 ])
