@@ -67,6 +67,9 @@ class TrainConfig(TypedConfig):
         :mod:`surrogate.training.distributed`). A run resumes with the same number.
     bf16
         Forward passes under bfloat16 autocast (needs ``dtype="float32"``).
+    threads
+        CPU threads of the training steps (``None``: one for a mini-batch whose widest layer
+        has fewer than 2**19 outputs, else torch's count; :mod:`surrogate.training.threads`).
     """
 
     config_name: ClassVar[str] = "training config"
@@ -114,6 +117,10 @@ class TrainConfig(TypedConfig):
                          panel=DISTRIBUTED, ge=1)
     bf16: bool = setting(False, doc="Forward passes under bfloat16 autocast (needs --dtype "
                          "float32).", panel=RUN)
+    threads: int | None = setting(None, doc="CPU threads of the training steps; default: 1 "
+                                  "when a mini-batch's widest layer has < 2^19 outputs (rows × "
+                                  "width), else torch's count (OMP_NUM_THREADS).", panel=RUN,
+                                  ge=1, shown="by step size")
 
     def check(self) -> None:
         """Cross-field checks: lr_min <= lr, bf16 only with float32."""

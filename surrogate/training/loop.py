@@ -81,6 +81,7 @@ from surrogate.training.state import (
     restore_state,
     track_best,
 )
+from surrogate.training.threads import training_threads
 
 ProgressCallback = Callable[[int, int, str], None]
 EpochCallback = Callable[[dict[str, Any]], None]
@@ -322,13 +323,18 @@ def fit(data: Any, model: ModelOptions | None = None,
     train_split, val_split = _split(run, "train"), _split(run, "val")
     shuffle_seed = seed_streams(run.config.seed)[1]
     progress = (on_progress if main else None) or (lambda done, total, description: None)
+    threads = training_threads(train_split[0].shape[0], run.config.batch_size, run.state.model,
+                               run.device, data_parallel=context is not None,
+                               threads=run.config.threads)
     try:
-        with held_signals(python_handlers_only=True, second_passes=True) as interrupt:
-            reduction = (SingleProcess(stop=lambda: interrupt.pending) if context is None
-                         else DataParallel(run.state.model, context, run.device, shuffle_seed))
-            _train_epochs(run, reduction, train_split, val_split, progress,
-                          on_epoch if main else None, interrupt)
-        metrics, extra = _finish(run, start, out_dir)
+        with threads:  # surrogate.training.threads: one thread for small steps
+            with held_signals(python_handlers_only=True, second_passes=True) as interrupt:
+                reduction = (SingleProcess(stop=lambda: interrupt.pending) if context is None
+                             else DataParallel(run.state.model, context, run.device,
+                                               shuffle_seed))
+                _train_epochs(run, reduction, train_split, val_split, progress,
+                              on_epoch if main else None, interrupt)
+            metrics, extra = _finish(run, start, out_dir)
     except KeyboardInterrupt:
         raise _stop(run) from None
     state = run.state

@@ -12,6 +12,7 @@ from surrogate.models.normalisation import Normalisation
 from surrogate.training.config import TrainConfig
 from surrogate.training.dataset_kind_rules import kind_rules
 from surrogate.training.state import TrainingState
+from surrogate.training.threads import thread_choice
 
 
 def run_metrics(state: TrainingState, dataset: Any, normalisation: Normalisation,
@@ -50,9 +51,11 @@ def training_metrics(state: TrainingState, config: TrainConfig) -> dict[str, Any
 
 def thread_record() -> dict[str, Any]:
     """The threads training ran on: torch's intra-op count, the CPUs it may use, the thread
-    variables and the OpenMP wait policy (:func:`surrogate.core.thread_settings.wait_policy`)."""
+    variables, the OpenMP wait policy (:func:`surrogate.core.thread_settings.wait_policy`)
+    and how the fit chose the count (:func:`surrogate.training.threads.thread_choice`)."""
     return {"num_threads": torch.get_num_threads(), "cpus": available_cpus(),
-            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"), **wait_policy()}
+            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"), **wait_policy(),
+            **thread_choice()}
 
 
 __all__ = ["run_metrics", "training_metrics", "thread_record"]
