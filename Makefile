@@ -28,7 +28,7 @@ demo: install
 	$(SURROGATE) fem convergence --domain cube --levels 1-4 --method best --out demo/convergence.json
 	$(SURROGATE) gen-data maxwell -o demo/data/maxwell.h5
 	$(SURROGATE) fit demo/data/maxwell.h5 --arch frac-dnn -o demo/runs/frac-dnn --overwrite
-	$(SURROGATE) evaluate demo/runs/frac-dnn --domain cube --levels 1-4 --out demo/report \
+	$(SURROGATE) evaluate demo/runs/frac-dnn --domain cube --levels 0-4 --out demo/report \
 		--vtk demo/report/vtk --report
 	@echo "open demo/report/index.html; ParaView: demo/report/vtk/cube.pvd"
 

@@ -40,6 +40,7 @@ class Domain(ABC):
     volume: float
     bounds: np.ndarray
     _coarse_size: float = 0.5  # nominal spacing h at level 1
+    min_level: int = 1  # the coarsest level the builder makes (0 for boxes: one cell)
 
     @property
     def stem(self) -> str:
@@ -65,12 +66,13 @@ class Domain(ABC):
         return self._sample(check_count(n), rng)
 
     def mesh(self, level: int) -> MeshTet:
-        """Conforming, positively oriented tetrahedral mesh at refinement ``level`` >= 1."""
-        return self._mesh(meshes.check_level(level))
+        """Conforming, positively oriented tetrahedral mesh at refinement ``level`` >=
+        ``min_level``."""
+        return self._mesh(meshes.check_level(level, self.min_level))
 
     def mesh_size(self, level: int) -> float:
         """Nominal spacing h of ``mesh(level)``: halves per level."""
-        return self._coarse_size * 2.0 ** (1 - meshes.check_level(level))
+        return self._coarse_size * 2.0 ** (1 - meshes.check_level(level, self.min_level))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"

@@ -15,10 +15,10 @@ from surrogate.core.errors import InputError
 from surrogate.fem.tet_geometry import tet_signed_volumes
 
 
-def check_level(level: int) -> int:
-    """Return ``level`` as an int if it is an integer >= 1, else raise InputError."""
-    if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level < 1:
-        raise InputError(f"mesh level must be an integer >= 1, got {level!r}")
+def check_level(level: int, minimum: int = 1) -> int:
+    """Return ``level`` as an int if it is an integer >= ``minimum``, else raise InputError."""
+    if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level < minimum:
+        raise InputError(f"mesh level must be an integer >= {minimum}, got {level!r}")
     return int(level)
 
 
@@ -106,8 +106,9 @@ def cylinder_mesh(level: int, r_inner: float = 0.0, r_outer: float = 1.0) -> Mes
 
 
 def box_mesh(level: int, lower: np.ndarray, upper: np.ndarray) -> MeshTet:
-    """Tensor mesh of the box [lower, upper] (integer side lengths) with spacing 2**-L."""
-    level = check_level(level)
+    """Tensor mesh of the box [lower, upper] (integer side lengths) with spacing 2**-L; level 0
+    is one cell per unit of length (the unit cube: 6 tets)."""
+    level = check_level(level, minimum=0)
     axes = [
         np.linspace(lo, hi, int(round((hi - lo) * 2**level)) + 1)
         for lo, hi in zip(lower, upper, strict=True)

@@ -6,7 +6,8 @@ from surrogate.core.errors import InputError
 
 
 def parse_levels(text: str) -> list[int]:
-    """Parse ``"1-5"``, ``"3"`` or ``"1,2,4"`` into a sorted list of levels ≥ 1."""
+    """Parse ``"1-5"``, ``"3"`` or ``"0,2,4"`` into a sorted list of levels ≥ 0 (level 0
+    exists on boxes only: :attr:`surrogate.fem.domain_base.Domain.min_level`)."""
     try:
         if "-" in text:
             lo_s, hi_s = text.split("-", 1)
@@ -22,8 +23,8 @@ def parse_levels(text: str) -> list[int]:
         raise InputError(f"--levels {text!r}: expected e.g. '1-5', '3' or '1,2,4'") from None
     if not levels:
         raise InputError(f"--levels {text!r}: no level given")
-    if levels[0] < 1:
-        raise InputError(f"--levels {text!r}: levels start at 1")
+    if levels[0] < 0:
+        raise InputError(f"--levels {text!r}: levels start at 0")
     return levels
 
 

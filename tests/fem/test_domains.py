@@ -53,13 +53,23 @@ def test_registry_names_and_unknown_name():
         get_domain("sphere")
 
 
-@pytest.mark.parametrize("level", [0, -1, 1.5, "2", True, None])
+@pytest.mark.parametrize("level", [-1, 1.5, "2", True, None])
 def test_bad_levels_raise(level):
     d = get_domain("cube")
     with pytest.raises(InputError, match="level"):
         d.mesh(level)
     with pytest.raises(InputError, match="level"):
         d.mesh_size(level)
+
+
+def test_boxes_alone_have_a_level_0_of_one_cell_per_unit():
+    cube = get_domain("cube").mesh(0)
+    assert cube.t.shape[1] == 6 and cube.p.shape[1] == 8
+    assert tet_signed_volumes(cube.p, cube.t).sum() == pytest.approx(1.0, rel=1e-14)
+    assert get_domain("cube").mesh_size(0) == 1.0
+    for name in ("cylinder", "ball", "l-prism", "shell"):
+        with pytest.raises(InputError, match="integer >= 1, got 0"):
+            get_domain(name).mesh(0)
 
 
 def test_bad_sample_and_point_inputs_raise():

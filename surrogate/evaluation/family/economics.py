@@ -79,6 +79,28 @@ def fem_per_problem(candidates_per_problem: Sequence[Sequence[FemCandidate]],
             zip(candidates_per_problem, surrogate_errors, strict=True)]
 
 
+def fem_per_method(candidates_per_problem: Sequence[Sequence[FemCandidate]],
+                   surrogate_errors: Sequence[float]) -> dict[str, dict[str, Any]]:
+    """Per FEM method (``"backend order k"``) the time of its fastest level at each problem's
+    surrogate error: ``{"backend", "order", "seconds": distribution over the problems it
+    reaches, "reached", "problems", "levels": the level chosen per problem (None: not
+    reached)}``. The strongest backend and order at equal error, method by method."""
+    methods = sorted({(c.backend, c.order) for cands in candidates_per_problem for c in cands})
+    out: dict[str, dict[str, Any]] = {}
+    for backend, order in methods:
+        choices = [fastest_fem([c for c in cands if (c.backend, c.order) == (backend, order)],
+                               error)
+                   for cands, error in zip(candidates_per_problem, surrogate_errors, strict=True)]
+        reached = [c["fem"] for c in choices if c["fem"] is not None and not c["lower_bound"]]
+        out[f"{backend} order {order}"] = {
+            "backend": backend, "order": order,
+            "seconds": distribution([float(f["seconds"]) for f in reached]),
+            "reached": len(reached), "problems": len(choices),
+            "levels": [None if c["fem"] is None or c["lower_bound"] else c["fem"]["level"]
+                       for c in choices]}
+    return out
+
+
 def problem_break_even(choice: Mapping[str, Any], surrogate_error: float,
                        surrogate_seconds: float, one_off_seconds: float) -> dict[str, Any]:
     """Every term of N* for one problem and one query kind, given the FEM ``choice`` of
@@ -147,6 +169,7 @@ def break_even_table(candidates_per_problem: Sequence[Sequence[FemCandidate]],
     out: dict[str, Any] = {
         "one_off_seconds": {"generation": generation, "training": training, "total": one_off},
         "median_problem": middle, "notes": notes, "queries": {},
+        "fem_per_method": fem_per_method(candidates_per_problem, surrogate_errors),
     }
     for kind, seconds in surrogate_seconds.items():
         per_problem = [problem_break_even(choice, err, sec, one_off) for choice, err, sec in
@@ -170,5 +193,5 @@ def break_even_table(candidates_per_problem: Sequence[Sequence[FemCandidate]],
 
 
 __all__ = ["QUERY_KINDS", "break_even", "break_even_table", "describe",
-           "distribution", "fem_per_problem", "median_all_text", "median_counting_never",
-           "median_index", "problem_break_even"]
+           "distribution", "fem_per_method", "fem_per_problem", "median_all_text",
+           "median_counting_never", "median_index", "problem_break_even"]

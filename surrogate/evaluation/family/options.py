@@ -24,8 +24,18 @@ from surrogate.fem.hcurl.registry import check_backend, check_order, evaluation_
 
 EXTRAPOLATE_WIDEN = 0.25
 """``--extrapolate``: the box is widened by this fraction of its width on each side."""
-EXACT_LEVELS = (1, 2, 3, 4)
+EXACT_LEVELS = (0, 1, 2, 3, 4)
+"""Default levels of a closed-form family, from the coarsest each test domain has (the cube's
+level 0 is 6 tets: high-order FEM at equal error is often fastest there)."""
 TRUTH_LEVELS = (1, 2, 3)
+
+
+def coarsest_to(levels: tuple[int, ...], domains: tuple[str, ...]) -> tuple[int, ...]:
+    """``levels`` without those below the coarsest level of any of ``domains``."""
+    from surrogate.fem.domains import get_domain
+
+    coarsest = max(get_domain(name).min_level for name in domains)
+    return tuple(level for level in levels if level >= coarsest)
 
 
 @dataclass(frozen=True)
@@ -50,7 +60,8 @@ class FamilyEvaluationOptions:
                                 "widened by 25 % of its width per side.")
     domains: tuple[str, ...] | None = domains_field(
         None, shown="the cube (closed form) or the training domain (FEM truth)")
-    levels: tuple[int, ...] | None = levels_field(None, shown="1-4 (closed form) or 1-3 (FEM "
+    levels: tuple[int, ...] | None = levels_field(None, shown="0-4 (closed form; from 1 on "
+                                                  "domains without a level 0) or 1-3 (FEM "
                                                   "truth)")
     fem_backends: tuple[str, ...] | None = fem_backends_field()
     orders: tuple[int, ...] | None = fem_orders_field()
@@ -78,8 +89,8 @@ class FamilyEvaluationOptions:
             raise InputError(f"--problems must be >= 1, got {self.problems}")
         if self.domains is not None and not self.domains:
             raise InputError("at least one --domain is needed")
-        if self.levels is not None and (not self.levels or min(self.levels) < 1):
-            raise InputError(f"levels must be >= 1, got {list(self.levels)}")
+        if self.levels is not None and (not self.levels or min(self.levels) < 0):
+            raise InputError(f"levels must be >= 0, got {list(self.levels)}")
         if self.orders is not None and not self.orders:
             raise InputError("at least one FEM order is needed")
         for order in self.orders or ():
@@ -120,7 +131,7 @@ class FamilyEvaluationOptions:
                              "--truth-level applies to FEM-truth families only")
         if family.has_exact:
             domains = self.domains or ("cube",)
-            levels = self.levels or EXACT_LEVELS
+            levels = self.levels or coarsest_to(EXACT_LEVELS, domains)
         else:
             domains = self.domains or (training,)
             levels = self.levels or TRUTH_LEVELS

@@ -71,7 +71,20 @@ def break_even_lines(summary: Mapping[str, Any], domain: str) -> list[str]:
                 f"those that break even: median {_num(q['n_star']['median'], '.4g')}, p90 "
                 f"{_num(q['n_star']['p90'], '.4g')}; never on "
                 f"{q['problems_never_break_even']}/{len(q['per_problem'])}")
+        lines += fem_per_method_lines(label, by_domain[domain].get("fem_per_method", {}))
     return lines
+
+
+def fem_per_method_lines(label: str, methods: Mapping[str, Any]) -> list[str]:
+    """Per FEM backend and order: the median time of its fastest level at the run's
+    per-problem errors, on how many problems it reaches them."""
+    if not methods:
+        return []
+    cells = [f"{name} {_num(m['seconds']['median'])} s ({m['reached']}/{m['problems']})"
+             for name, m in sorted(methods.items(),
+                                   key=lambda kv: kv[1]["seconds"]["median"] or float("inf"))]
+    return [f"  {label}, FEM at its per-problem error, median time by backend and order "
+            f"(problems reached): " + "; ".join(cells)]
 
 
 def family_tables(summary: Mapping[str, Any]) -> list[Block]:
@@ -82,4 +95,5 @@ def family_tables(summary: Mapping[str, Any]) -> list[Block]:
     return blocks + notes(summary)
 
 
-__all__ = ["REGIONS", "break_even_lines", "draw_line", "error_table", "family_tables"]
+__all__ = ["REGIONS", "break_even_lines", "draw_line", "error_table", "family_tables",
+           "fem_per_method_lines"]

@@ -55,8 +55,8 @@ class EvaluationOptions:
     def __post_init__(self) -> None:
         if not self.domains:
             raise InputError("at least one --domain is needed")
-        if not self.levels or min(self.levels) < 1:
-            raise InputError(f"levels must be >= 1, got {list(self.levels)}")
+        if not self.levels or min(self.levels) < 0:
+            raise InputError(f"levels must be >= 0, got {list(self.levels)}")
         if self.fem not in FEM_CHOICES:
             raise InputError(f"unknown FEM baseline {self.fem!r}; choose one of: "
                              f"{', '.join(FEM_CHOICES)}")

@@ -196,6 +196,12 @@ def test_options_refuse_bad_values():
         FamilyEvaluationOptions(truth_level=0)
     resolved = FamilyEvaluationOptions().resolved(inclusion)
     assert resolved.domains == ("cylinder",) and resolved.levels == (1, 2, 3)
+    radial = get_family("radial")  # the cube's level 0 (6 tets) is a FEM candidate by default
+    assert FamilyEvaluationOptions().resolved(radial).levels == (0, 1, 2, 3, 4)
+    assert FamilyEvaluationOptions(domains=("cube", "ball")).resolved(radial).levels == (
+        1, 2, 3, 4)
+    with pytest.raises(InputError, match="levels must be >= 0"):
+        FamilyEvaluationOptions(levels=(-1, 1))
     assert FamilyEvaluationOptions(extrapolate=True).widen == 0.25
 
 
@@ -249,3 +255,23 @@ def test_inclusion_is_judged_by_its_complete_linear_truth_with_both_orders():
     assert n2 < 0.9 * n0 < 0.9
     assert solves["skfem:1"]["ndofs"] == 2 * solves["skfem:0"]["ndofs"]
     assert level["runs"]["zero"]["relative_error"] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_fem_per_method_takes_each_backends_fastest_level_at_each_problems_error():
+    from surrogate.evaluation.family.economics import fem_per_method
+    from surrogate.evaluation.family.tables import fem_per_method_lines
+
+    # order 0: error 1e-2 / 2^(l-1), order 2 (ngsolve): 1e-3 / 8^(l-1); times 8^(l-1) × base
+    cands = ([FemCandidate(0, level, 1e-2 / 2 ** (level - 1), 0.003 * 8 ** (level - 1))
+              for level in (1, 2, 3)]
+             + [FemCandidate(2, level, 1e-3 / 8 ** (level - 1), 0.011 * 8 ** (level - 1),
+                             backend="ngsolve") for level in (1, 2)])
+    errors = [6e-3, 3e-3, 2e-4]  # order 0 reaches the first two (levels 2, 3), order 2 all
+    methods = fem_per_method([cands] * 3, errors)
+    n0, quadratic = methods["skfem order 0"], methods["ngsolve order 2"]
+    assert n0["levels"] == [2, 3, None] and n0["reached"] == 2 and n0["problems"] == 3
+    assert n0["seconds"]["median"] == pytest.approx((0.024 + 0.192) / 2)
+    assert quadratic["levels"] == [1, 1, 2]
+    assert quadratic["seconds"]["median"] == pytest.approx(0.011)
+    line = fem_per_method_lines("fam", methods)[0]
+    assert line.index("ngsolve order 2 0.011 s (3/3)") < line.index("skfem order 0 0.108 s (2/3)")

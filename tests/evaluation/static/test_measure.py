@@ -224,7 +224,7 @@ def test_options_reject_bad_values():
     with pytest.raises(InputError, match="solver"):
         EvaluationOptions(solver="lu")
     with pytest.raises(InputError, match="levels"):
-        EvaluationOptions(levels=(0, 1))
+        EvaluationOptions(levels=(-1, 1))
     with pytest.raises(InputError, match="unknown FEM order 7"):
         EvaluationOptions(fem_orders=(0, 7))
     with pytest.raises(InputError, match="no FEM backend of skfem offers the orders 2"):

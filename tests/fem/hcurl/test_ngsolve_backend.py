@@ -126,3 +126,27 @@ def test_ngsolve_offers_no_best_approximation_and_checks_orders():
     with pytest.raises(InputError, match="unknown FEM order 5"):
         fem_approximation(mesh, get_problem("maxwell"), backend="ngsolve", order=5,
                           method="solve")
+
+
+def test_high_order_on_the_cubes_six_tets_beats_complete_quadratic_on_48():
+    """The reason the cube's level 0 is a FEM candidate: on smooth `radial` problems order 4
+    on 6 tets is more accurate than the complete quadratic space on 48 with fewer DOFs, so the
+    fastest FEM at equal error can sit there."""
+    from surrogate.fem.families.truth import with_boundary_data
+
+    family = get_family("radial")
+    cube = get_domain("cube")
+
+    def relative(solution, problem):
+        points, weights = quadrature_rule(solution.mesh, 9)
+        u, v = problem.u(points), solution.values_at_quadrature(9)
+        return math.sqrt((weights @ ((u - v) ** 2).sum(1)) / (weights @ (u ** 2).sum(1)))
+
+    for params in family.sample(3, 5):
+        problem = with_boundary_data(family.problem(params))
+        coarse = fem_approximation(cube.mesh(0), problem, backend="ngsolve", order=4,
+                                   method="solve")
+        finer = fem_approximation(cube.mesh(1), problem, backend="ngsolve", order=2,
+                                  method="solve")
+        assert coarse.ndofs < finer.ndofs
+        assert relative(coarse, problem) < relative(finer, problem)
