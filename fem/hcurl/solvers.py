@@ -15,9 +15,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from surrogate.core.errors import InputError, SolverError
-from surrogate.fem.hcurl.amg import smoothed_aggregation_solver
 from surrogate.fem.hcurl.discrete_operators import discrete_gradient, nodal_interpolation
-from surrogate.fem.hcurl.hiptmair_xu import hx_preconditioner
+from surrogate.fem.hcurl.hiptmair_xu import amg_cycle, hx_preconditioner
 
 DIRECT_LIMIT = 5_000  # unknowns below which "auto" picks a sparse direct solve (SuperLU fill
 # grows fast in 3D: at ~30k N0 unknowns direct takes 10+ s where CG-HX or MINRES take < 1 s)
@@ -221,8 +220,7 @@ def _block_preconditioner(A, basis_u, basis_p, Fu, Fp) -> spla.LinearOperator:
     L = sp.csr_matrix(lap[Fp][:, Fp])
     # sparse LU on the coarsest level: pyamg's default dense pinv (an SVD of up to ~1500²) costs
     # 0.5 s on an idle machine and 5-20 s under BLAS thread contention
-    amg = smoothed_aggregation_solver(L, max_coarse=500, coarse_solver="splu")
-    amg = amg.aspreconditioner(cycle="V")
+    amg = amg_cycle(L)
     nu = len(Fu)
 
     def apply(r):

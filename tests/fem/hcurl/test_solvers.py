@@ -100,3 +100,18 @@ def test_minres_block_matches_direct():
     assert info.method == "minres-block" and info.residual < 1e-8
     assert np.linalg.norm(ui - ud) / np.linalg.norm(ud) < 1e-6
     assert np.linalg.norm(pi - pd) / max(np.linalg.norm(pd), 1e-300) < 1e-6
+
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_the_cubes_six_tets_solve_iteratively_as_directly(order):
+    """Level 0 has no interior node: the auxiliary AMG spaces are empty and drop out."""
+    from surrogate.fem.domains import get_domain
+    from surrogate.fem.hcurl.registry import fem_approximation
+    from surrogate.fem.problems import get_problem
+
+    mesh, problem = get_domain("cube").mesh(0), get_problem("maxwell")
+    iterative = fem_approximation(mesh, problem, order=order, method="solve",
+                                  solver="iterative")
+    direct = fem_approximation(mesh, problem, order=order, method="solve", solver="direct")
+    np.testing.assert_allclose(iterative.values_at_quadrature(4),
+                               direct.values_at_quadrature(4), atol=1e-10)
