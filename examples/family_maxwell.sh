@@ -15,8 +15,8 @@
 #        pointwise (x, f(x), φ(x))        the paper's inputs (they cannot tell the members
 #                                         apart: reported as the baseline);
 #   3. evaluate: radial runs on 32 unseen problems on the unit cube (outside the training
-#      cylinder at its corners) next to N0 at levels 1–4, inclusion runs on the cylinder next
-#      to N0 and order 2 at levels 1–3, all judged by the order-2 solve one level finer than
+#      cylinder at its corners) next to every FEM backend at levels 0–4, inclusion runs on
+#      the cylinder next to N0 and order 2 at levels 1–3, all judged by the order-2 solve one level finer than
 #      the training data's truth (level 4: its own error is ≈ 4× smaller); errors
 #      per problem (median, p90) and the break-even count
 #      N* = (data generation + training) / (FEM per query − surrogate per query).
@@ -29,7 +29,7 @@
 #          ≈ 17 s a problem), EPOCHS_PARAMS (default 40), BATCH_PARAMS (default 1024: the
 #          same 20,000 Adam steps as 80 epochs of 2048 in ≈ 60 % of the time), EPOCHS_FIELDS
 #          (default 80), EPOCHS_POINTWISE (default 10), WIDTH (128), DEPTH (6), BATCH
-#          (fields, pointwise; 2048), EVAL_PROBLEMS (32), LEVELS (radial N0 levels, 1-4),
+#          (fields, pointwise; 2048), EVAL_PROBLEMS (32), LEVELS (radial levels, 0-4),
 #          INCL_LEVELS (default 1-3), WORKERS (gen-data processes, default 2), JOBS (runs
 #          trained at once, default 1), SEED (default 0), FAMILIES (default "radial
 #          inclusion"), INPUTS (default "params fields pointwise"), OUTPUT_LAYER (quadratic
@@ -58,7 +58,7 @@ DEPTH=${DEPTH:-6}
 BATCH=${BATCH:-2048}
 BATCH_PARAMS=${BATCH_PARAMS:-1024}
 EVAL_PROBLEMS=${EVAL_PROBLEMS:-32}
-LEVELS=${LEVELS:-1-4}
+LEVELS=${LEVELS:-0-4}
 INCL_LEVELS=${INCL_LEVELS:-1-3}
 WORKERS=${WORKERS:-2}
 JOBS=${JOBS:-1}

@@ -10,9 +10,10 @@ machine). :func:`set_default_wait_policy` therefore sets ``OMP_WAIT_POLICY=PASSI
 environment does not say otherwise. The runtime reads the variable once, when torch loads,
 so it is called on importing the :mod:`surrogate` package, which every entry point (the
 command line, ``surrogate.fit``, any ``surrogate.*`` module) passes before torch loads.
-The thread count is left as torch picks it (``OMP_NUM_THREADS``, else the cores): a count
-that followed the machine's load would change the results' last bits from run to run.
-Standard library only.
+Passive waiting makes every parallel region pay a wake-up, so ``fit`` trains small steps on
+one thread (:mod:`surrogate.training.threads`, decided by the data and the configuration);
+otherwise the count is torch's (``OMP_NUM_THREADS``, else the cores): a count that followed
+the machine's load would change the results' last bits from run to run. Standard library only.
 """
 
 from __future__ import annotations
