@@ -2,27 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import torch
 from torch import Tensor, nn
 
 
 def layer_gradient_squares(model: nn.Module) -> Tensor:
     """Squared gradient norms per layer: hidden layers 0 … depth−1 (W and b), the output
-    layer, then all remaining parameters (the steps); shape (depth + 2,)."""
+    layer, then all remaining parameters (the steps); shape (depth + 2,). One fused norm over
+    every gradient (``torch._foreach_norm``, as ``clip_grad_norm_``), then summed per group."""
     weights, biases = model.layer_weights(), model.layer_biases()
-
-    def sq(tensors: Iterable[Tensor]) -> Tensor:
-        grads = [t.grad for t in tensors if t.grad is not None]
-        if not grads:
-            return weights[0].new_zeros(())
-        return sum(g.pow(2).sum() for g in grads)
-
-    layered = {id(t) for t in (*weights, *biases)}
-    others = [p for p in model.parameters() if id(p) not in layered]
-    parts = [sq((w, b)) for w, b in zip(weights[:-1], biases, strict=True)]
-    return torch.stack([*parts, sq(weights[-1:]), sq(others)])
+    depth = len(biases)
+    group = {id(b): k for k, b in enumerate(biases)}
+    group.update({id(w): k for k, w in enumerate(weights[:-1])})
+    group[id(weights[-1])] = depth
+    pairs = [(p.grad, group.get(id(p), depth + 1)) for p in model.parameters()
+             if p.grad is not None]
+    out = weights[0].new_zeros(depth + 2)
+    if not pairs:
+        return out
+    grads, index = zip(*pairs, strict=True)
+    norms = torch.stack(torch._foreach_norm(list(grads)))
+    return out.index_add(0, torch.tensor(index, device=out.device), norms.to(out.dtype) ** 2)
 
 
 def total_gradient_square(model: nn.Module) -> Tensor:
