@@ -43,16 +43,6 @@ WATCHED = textwrap.dedent("""
 """)
 
 
-@pytest.fixture(scope="module")
-def data_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("data") / "maxwell.h5"
-    done = subprocess.run([sys.executable, "-m", "surrogate", "gen-data", "maxwell", "-n", "60",
-                           "-o", str(path), "--quiet"], capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
-    return path
-
-
 def _watched_fit(data_file, out, tmp_path, api="", **env):
     watch = tmp_path / "watch.json"
     environment = {k: v for k, v in os.environ.items()

@@ -1,8 +1,6 @@
 """The thread count of a fit's training steps: one thread below 2**19 widest-layer outputs
 per mini-batch, torch's count above, the ``threads`` option over both, restored afterwards."""
 
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -16,16 +14,6 @@ from surrogate.training.threads import (
     step_elements,
     widest_layer,
 )
-
-
-@pytest.fixture(scope="module")
-def data_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("data") / "maxwell.h5"
-    done = subprocess.run([sys.executable, "-m", "surrogate", "gen-data", "maxwell", "-n", "60",
-                           "-o", str(path), "--quiet"], capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
-    return path
 
 
 def test_the_widest_layer_and_the_step_size():
