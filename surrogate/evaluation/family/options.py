@@ -76,7 +76,8 @@ class FamilyEvaluationOptions:
     solver: str = solver_field()
     rtol: float = setting(1e-10, doc="Relative tolerance of the iterative FEM solves.")
     intorder: int = intorder_field()
-    repeats: int = setting(3, doc="Repeats of each timing (the fastest counts).")
+    repeats: int = setting(3, doc="Repeats of each timing, the surrogates' queries and FEM "
+                           "solves under 0.5 s (the fastest counts).")
     batch_size: int | None = batch_size_field()
     device: str = device_field()
     truth_level: int | None = setting(
