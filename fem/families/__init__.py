@@ -10,6 +10,7 @@ from surrogate.core.lazy_exports import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "registry": ("get_family", "family_names", "FAMILY_MODULES"),
     "family": ("Family", "SAMPLERS", "check_box", "widened"),
-    "sensors": ("Sensors", "sensor_layout", "sensor_values", "sensor_names"),
+    "sensors": ("Sensors", "sensor_layout", "sensor_values", "sensor_names",
+                "recorded_sensors"),
     "truth": ("fem_truth", "TRUTH_LEVEL", "TRUTH_ORDER"),
 })

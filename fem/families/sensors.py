@@ -62,6 +62,18 @@ def sensor_layout(family, n_volume: int = 48, n_boundary: int = 16) -> Sensors:
     return cylinder_sensors(domain.r_outer, int(n_volume), int(n_boundary))
 
 
+def recorded_sensors(run) -> Sensors:
+    """The sensor layout a ``fields`` run's ``config.json`` records (``run.dataset["sensors"]``);
+    InputError naming the run when it records none."""
+    layout = run.dataset.get("sensors") or {}
+    try:
+        return Sensors(*(np.asarray(layout[k], dtype=float) for k in
+                         ("volume_points", "boundary_points", "boundary_normals")))
+    except KeyError:
+        raise InputError(f"run {run.path}: inputs 'fields' but config.json records no sensor "
+                         "layout") from None
+
+
 def sensor_values(problem, sensors: Sensors) -> np.ndarray:
     """q = [f at the volume points (row-major), φ there, u × n at the boundary points], (q,)."""
     f = np.asarray(problem.f(sensors.volume_points), dtype=np.float64)
@@ -79,4 +91,5 @@ def sensor_names(sensors: Sensors) -> tuple[str, ...]:
             *(f"uxn{c}_b{i}" for i in range(nb) for c in (1, 2, 3)))
 
 
-__all__ = ["Sensors", "sensor_layout", "sensor_values", "sensor_names", "cylinder_sensors"]
+__all__ = ["Sensors", "sensor_layout", "sensor_values", "sensor_names", "cylinder_sensors",
+           "recorded_sensors"]

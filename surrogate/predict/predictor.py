@@ -115,15 +115,9 @@ class Predictor:
 
     def sensor_values(self, mu: np.ndarray) -> np.ndarray:
         """The sensor values s (B, q) of the family's problems μ (B, p) (``fields`` runs)."""
-        from surrogate.fem.families import Sensors, sensor_values
+        from surrogate.fem.families import recorded_sensors, sensor_values
 
-        layout = self.run.dataset.get("sensors") or {}
-        try:
-            sensors = Sensors(*(np.asarray(layout[k], dtype=float) for k in
-                                ("volume_points", "boundary_points", "boundary_normals")))
-        except KeyError:
-            raise InputError(f"run {self.run.path}: inputs 'fields' but config.json records "
-                             "no sensor layout") from None
+        sensors = recorded_sensors(self.run)
         params, _ = self._params(mu)
         return np.stack([sensor_values(self.family.problem(m), sensors) for m in params])
 

@@ -176,3 +176,18 @@ def test_truth_order_must_be_0_or_1():
     for order in (2, -1, True, 1.0):
         with pytest.raises(InputError, match="truth order must be 0 \\(N0\\) or 1"):
             fem_truth(problem, "cylinder", 1, order=order)
+
+
+def test_a_fields_run_without_a_recorded_sensor_layout_is_refused():
+    from types import SimpleNamespace
+
+    from surrogate.fem.families import recorded_sensors, sensor_layout
+
+    layout = sensor_layout(get_family("radial"), 4, 2)
+    recorded = {k: getattr(layout, k).tolist() for k in
+                ("volume_points", "boundary_points", "boundary_normals")}
+    run = SimpleNamespace(path="runs/f", dataset={"sensors": recorded})
+    np.testing.assert_array_equal(recorded_sensors(run).boundary_normals,
+                                  layout.boundary_normals)
+    with pytest.raises(InputError, match="runs/f: inputs 'fields' but config.json records no"):
+        recorded_sensors(SimpleNamespace(path="runs/f", dataset={}))

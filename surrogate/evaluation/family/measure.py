@@ -65,18 +65,10 @@ class FamilyPredictor:
     @classmethod
     def from_run(cls, label: str, run: Any, batch_size: int | None) -> FamilyPredictor:
         """The predictor of a loaded run (its inputs kind and sensor layout from config.json)."""
-        from surrogate.fem.families import Sensors
+        from surrogate.fem.families import recorded_sensors
 
         kind = str(getattr(run.model_config, "inputs", "pointwise"))
-        layout = run.dataset.get("sensors") or {}
-        sensors = None
-        if kind == "fields":
-            try:
-                sensors = Sensors(*(np.asarray(layout[k], dtype=float) for k in
-                                    ("volume_points", "boundary_points", "boundary_normals")))
-            except KeyError:
-                raise InputError(f"run {run.path}: inputs 'fields' but config.json records no "
-                                 "sensor layout") from None
+        sensors = recorded_sensors(run) if kind == "fields" else None
         return cls(label, run, kind, sensors, batch_size)
 
     def __call__(self, points: np.ndarray, problem: FamilyProblem) -> np.ndarray:
