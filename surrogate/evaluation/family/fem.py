@@ -10,20 +10,17 @@ point location (points outside its mesh are left out). Torch-free.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from surrogate.core.errors import InputError, SolverError
+from surrogate.evaluation.fem_timing import REPEAT_BELOW_S, repeated_seconds
 from surrogate.fem.families.family import FamilyProblem, SphericalInterface
 
 INTERFACE_BAND = 2.0
 """Half-width of the near-interface band in mesh sizes h of the level."""
-REPEAT_BELOW_S = 0.5
-"""A FEM solve faster than this is timed ``--repeats`` times and the fastest counts, as for the
-surrogates' queries: one shot of a millisecond solve is noisy, and its noise moves verdicts."""
 
 
 @dataclass
@@ -150,14 +147,6 @@ def fem_entry(solution: Any, seconds: float, ref: Reference, geometry: LevelGeom
     values = at_quadrature(solution, intorder)
     return {**relative_errors(values, ref, geometry.weights), "seconds": seconds,
             "ndofs": int(solution.ndofs), "intorder": int(intorder)}
-
-
-def repeated_seconds(first: float, again: Callable[[], float], repeats: int) -> float:
-    """``first`` for a solve of at least :data:`REPEAT_BELOW_S`, else the fastest of it and
-    ``repeats − 1`` more timings by ``again()``."""
-    if first >= REPEAT_BELOW_S or repeats <= 1:
-        return float(first)
-    return float(min([first, *(again() for _ in range(repeats - 1))]))
 
 
 @dataclass

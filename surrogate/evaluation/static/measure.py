@@ -42,8 +42,10 @@ import numpy as np
 
 from surrogate.core.errors import SolverError
 from surrogate.evaluation.devices import device_description, resolve_inference_device
+from surrogate.evaluation.fem_timing import median_timed_solve
 from surrogate.evaluation.static.options import EvaluationOptions
 from surrogate.evaluation.static.records import (
+    TIMING_REPEATS,
     LevelRules,
     equal_error_summary,
     fem_record,
@@ -141,8 +143,9 @@ def _level_fem(fem_list: Sequence[Any], mesh: Any, problem: Any, method: str,
             continue
         is_reference = reference is not None and fem == REFERENCE_FEM
         try:
-            solution = reference if is_reference else fem_baseline(mesh, problem, method,
-                                                                   options.solver, fem)
+            solution = reference if is_reference else median_timed_solve(
+                lambda fem=fem: fem_baseline(mesh, problem, method, options.solver, fem),
+                TIMING_REPEATS)
         except SolverError as exc:  # e.g. a singular system on a domain with a cavity
             skipped.append(f"{fem.label} on {where}: its solve failed ({exc})")
             continue

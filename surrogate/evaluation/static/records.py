@@ -33,8 +33,13 @@ def timed_predict(run: Any, inputs: np.ndarray, batch_size: int) -> tuple[np.nda
     return values, time.perf_counter() - start
 
 
+TIMING_REPEATS = 3
+"""Timings of the surrogate's whole field, and of every FEM solve under 0.5 s
+(:func:`surrogate.evaluation.fem_timing.median_timed_solve`): the median counts."""
+
+
 def field_on_mesh_seconds(run: Any, problem: Any, nodes: np.ndarray,
-                          batch_size: int | None, repeats: int = 3) -> float:
+                          batch_size: int | None, repeats: int = TIMING_REPEATS) -> float:
     """Median wall time of producing u_NN on a mesh: inputs [x, f, φ] at its nodes + inference.
 
     This is the surrogate's counterpart of an N0 solve (which produces u_h on the mesh); both

@@ -46,7 +46,7 @@ def test_family_options_carry_rtol():
 
 
 def test_fast_fem_solves_are_timed_as_the_fastest_of_the_repeats():
-    from surrogate.evaluation.family.fem import REPEAT_BELOW_S, repeated_seconds
+    from surrogate.evaluation.fem_timing import REPEAT_BELOW_S, repeated_seconds
 
     later = iter([0.004, 0.006])
     assert repeated_seconds(0.012, lambda: next(later), 3) == 0.004  # fastest of 12, 4, 6 ms
