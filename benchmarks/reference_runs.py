@@ -27,14 +27,26 @@ class TargetReached(Exception):
     """Raised inside a run once its held-out MSE is at or below the target."""
 
 
-def record_losses(calls: list, target: float | None):
+class BudgetSpent(Exception):
+    """Raised inside a run once its wall-clock budget (``spec["max_seconds"]``) is spent."""
+
+
+def deadline(spec: dict, start: float) -> float | None:
+    """The perf_counter time at which the run's budget ends (None: no budget)."""
+    budget = spec.get("max_seconds")
+    return None if budget is None else start + float(budget)
+
+
+def record_losses(calls: list, target: float | None, ends: float | None = None):
     """Replace torch.nn.MSELoss by a subclass appending (time, training?, Σ(ŷ−y)², count,
     loss, √loss as their scripts take it) per call; an evaluation loss ≤ ``target`` raises
-    :class:`TargetReached`."""
+    :class:`TargetReached`, a call after ``ends`` :class:`BudgetSpent`."""
     import torch
 
     class RecordingMSELoss(torch.nn.MSELoss):
         def forward(self, prediction, truth):
+            if ends is not None and time.perf_counter() > ends:
+                raise BudgetSpent
             loss = super().forward(prediction, truth)
             grad = torch.is_grad_enabled()
             diff = (prediction.detach().double() - truth.detach().double())
@@ -58,15 +70,18 @@ def run_authors(spec: dict) -> dict:
     torch.manual_seed(spec["seed"])
     np.random.seed(spec["seed"])
     calls: list = []
-    record_losses(calls, spec.get("target"))
+    start, scope, reached, spent = time.perf_counter(), {}, False, False
+    record_losses(calls, spec.get("target"), deadline(spec, start))
     sys.argv = [spec["script"], *spec["args"]]
-    start, scope, reached = time.perf_counter(), {}, False
     try:
         scope = runpy.run_path(spec["script"], run_name="__main__")
     except TargetReached:
         reached = True
+    except BudgetSpent:
+        spent = True
     out = {"wall_s": time.perf_counter() - start, "threads": torch.get_num_threads(),
-           "target_reached": reached}
+           "target_reached": reached, "budget_spent": spent,
+           "device": str(spec.get("device", "cpu"))}
     if spec["task"] == "fhn":
         data = np.load(spec["data"])
         out["same_data"] = all(np.array_equal(scope[k], data[k]) for k in data.files)
@@ -149,19 +164,25 @@ def run_ours(spec: dict) -> dict:
                       record["seconds"]))
         if spec.get("target") is not None and curve[-1][1] <= spec["target"]:
             raise TargetReached
+        if ends is not None and time.perf_counter() > ends:
+            raise BudgetSpent
 
-    start, reached = time.perf_counter(), False
+    start, reached, spent = time.perf_counter(), False, False
+    ends = deadline(spec, start)
     try:
         run = fit(spec["data"], model=spec["model"], train=spec["train"],
                   out_dir=spec["run_dir"], overwrite=True, on_epoch=on_epoch)
     except TargetReached:
         reached, run = True, None
+    except BudgetSpent:
+        spent, run = True, None
     out = {"wall_s": time.perf_counter() - start, "threads": torch.get_num_threads(),
-           "wall_per_epoch_s": statistics.mean(c[2] for c in curve)}
+           "wall_per_epoch_s": statistics.mean(c[2] for c in curve) if curve else None,
+           "device": spec["train"].get("device", "cpu")}
     if spec["task"] == "adding":
-        steps = curve[-1][0]
-        return {**out, "target_reached": reached, "steps": steps,
-                "steps_per_s": steps / sum(c[2] for c in curve),
+        steps = curve[-1][0] if curve else 0
+        return {**out, "target_reached": reached, "budget_spent": spent, "steps": steps,
+                "steps_per_s": steps / sum(c[2] for c in curve) if curve else None,
                 "curve": [(s, v) for s, v, _ in curve]}
     test = np.load(spec["arrays"])
     err = predict_sequences(run.model, run.normalisation, test["test_x"]) - test["test_y"]

@@ -16,7 +16,8 @@ Tasks (``--task``):
   ``adding/adding_task.py``), ``lem``, ``cornn``, ``lstm`` (ours through ``fit`` on a
   ``gen-data adding`` file, batch 50, the authors' lr / Δt / γ / ε). Reported: steps to a
   held-out MSE ≤ ``--target-mse`` (0.01; their test batch of 1000 every 100 steps, our
-  val split every epoch) and steps per second; runs stop there or at ``--max-steps``.
+  val split every epoch) and steps per second; runs stop there, at ``--max-steps`` or once
+  ``--max-seconds`` of wall time are spent (reported as ``budget_spent`` with the curve so far).
 - ``cells``: forward + backward of the cells alone, ours against theirs imported into this
   process (benchmarks/sequence.py's measurement: T = 1000, B = 32, ``--hidden`` 128 24,
   ``--threads`` 1, median of ``--repeats`` 7 interleaved repeats; target ≥ 2×).
@@ -192,7 +193,8 @@ def task_adding(args, work: Path, fixes: list[str]) -> dict:
         var = float(np.var(data.targets[data.splits["train"]]))
         for arm in args.arms:
             base = {"arm": arm, "seed": s, "threads": args.threads, "task": "adding",
-                    "target": args.target_mse, "run_dir": str(work / f"{arm}-{s}"),
+                    "target": args.target_mse, "max_seconds": args.max_seconds,
+                    "device": args.device, "run_dir": str(work / f"{arm}-{s}"),
                     "result": str(work / f"{arm}-{s}.json")}
             Path(base["run_dir"]).mkdir()
             if arm == "authors-lem":
@@ -219,6 +221,7 @@ def task_adding(args, work: Path, fixes: list[str]) -> dict:
         first = next((st for st, mse in r["curve"] if mse <= args.target_mse), None)
         runs.append({"arm": sp["arm"], "seed": sp["seed"], "steps_to_target": first, **r})
     return {"length": T, "target_mse": args.target_mse, "max_steps": steps,
+            "max_seconds": args.max_seconds, "device": args.device,
             "our_steps_per_epoch": per_epoch, "cornn_constants": cornn, "runs": runs,
             "summary": summarise(runs, ("steps_to_target", "steps_per_s"))}
 
@@ -252,6 +255,9 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=0.00904)
     parser.add_argument("--length", type=int, default=500)
     parser.add_argument("--max-steps", type=int, default=10000)
+    parser.add_argument("--max-seconds", type=float, help="adding: wall-clock budget of each "
+                        "run; a run stops after the evaluation that passes it and reports "
+                        "its curve so far (budget_spent)")
     parser.add_argument("--target-mse", type=float, default=0.01)
     parser.add_argument("--n-train", type=int, default=10000)
     parser.add_argument("--cornn-dt", type=float, default=6e-2)
