@@ -9,7 +9,6 @@ the surrogate's whole field. Slower solves are timed once. Torch-free.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable
 from typing import Any
 
@@ -38,8 +37,7 @@ def median_timed_solve(solve: Callable[[], Any], repeats: int) -> Any:
     if solve_seconds(first) >= REPEAT_BELOW_S or repeats <= 1:
         return first
     runs = sorted([first, *(solve() for _ in range(repeats - 1))], key=solve_seconds)
-    median = statistics.median_low(range(len(runs)))
-    return runs[median]
+    return runs[(len(runs) - 1) // 2]  # the lower median for an even count
 
 
 __all__ = ["REPEAT_BELOW_S", "repeated_seconds", "solve_seconds", "median_timed_solve"]
