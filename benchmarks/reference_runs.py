@@ -5,11 +5,6 @@
 draws for a seed), ``authors`` (one of their task scripts, from its temporary copy, as
 ``__main__``: seeded, every ``nn.MSELoss`` call recorded, stopped at the target) and
 ``ours`` (:func:`surrogate.fit`). Their code is never imported from this repository.
-
-An adding run with ``spec["max_seconds"]`` stops when that much wall time is spent: after the
-evaluation that passes it, or, at the latest, at the budget itself (SIGALRM, wherever the run
-is). A SIGTERM (a timeout around the benchmark) stops it too (ours after its current
-mini-batch). Either way the result holds what was recorded so far, ``budget_spent`` true.
 """
 
 from __future__ import annotations
@@ -17,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
 import statistics
 import sys
 import time
@@ -34,42 +28,13 @@ class TargetReached(Exception):
 
 
 class BudgetSpent(Exception):
-    """Raised inside a run once its wall-clock budget (``spec["max_seconds"]``) is spent or
-    it is told to stop (the argument: what stopped it)."""
-
-
-STOPPED: dict[str, str] = {}
-"""``{"by": "SIGALRM" | "SIGTERM"}`` once a signal has stopped the run."""
+    """Raised inside a run once its wall-clock budget (``spec["max_seconds"]``) is spent."""
 
 
 def deadline(spec: dict, start: float) -> float | None:
     """The perf_counter time at which the run's budget ends (None: no budget)."""
     budget = spec.get("max_seconds")
     return None if budget is None else start + float(budget)
-
-
-def stop_at(ends: float | None) -> None:
-    """From now on SIGTERM, and SIGALRM at the perf_counter time ``ends``, raise
-    :class:`BudgetSpent` where the run is (``fit`` holds a SIGTERM to the mini-batch's end)."""
-    def stop(signum: int, frame) -> None:
-        STOPPED.setdefault("by", signal.Signals(signum).name)
-        raise BudgetSpent(STOPPED["by"])
-
-    signal.signal(signal.SIGTERM, stop)
-    if ends is not None:
-        signal.signal(signal.SIGALRM, stop)
-        signal.setitimer(signal.ITIMER_REAL, max(ends - time.perf_counter(), 1e-3))
-
-
-def disarm() -> None:
-    """No alarm and no stop by SIGTERM any more: the result is being written."""
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-
-
-def stopped_by_signal(error: Exception) -> bool:
-    """Whether ``error`` is a signal's stop that library code re-raised as another type."""
-    return bool(STOPPED) and not isinstance(error, (TargetReached, BudgetSpent))
 
 
 def record_losses(calls: list, target: float | None, ends: float | None = None):
@@ -107,8 +72,6 @@ def run_authors(spec: dict) -> dict:
     calls: list = []
     start, scope, reached, spent = time.perf_counter(), {}, False, False
     record_losses(calls, spec.get("target"), deadline(spec, start))
-    if spec["task"] == "adding":
-        stop_at(deadline(spec, start))
     sys.argv = [spec["script"], *spec["args"]]
     try:
         scope = runpy.run_path(spec["script"], run_name="__main__")
@@ -116,14 +79,9 @@ def run_authors(spec: dict) -> dict:
         reached = True
     except BudgetSpent:
         spent = True
-    except Exception as error:
-        if not stopped_by_signal(error):
-            raise
-        spent = True
-    disarm()
     out = {"wall_s": time.perf_counter() - start, "threads": torch.get_num_threads(),
            "target_reached": reached, "budget_spent": spent,
-           "stopped_by": STOPPED.get("by"), "device": str(spec.get("device", "cpu"))}
+           "device": str(spec.get("device", "cpu"))}
     if spec["task"] == "fhn":
         data = np.load(spec["data"])
         out["same_data"] = all(np.array_equal(scope[k], data[k]) for k in data.files)
@@ -209,32 +167,23 @@ def run_ours(spec: dict) -> dict:
         if ends is not None and time.perf_counter() > ends:
             raise BudgetSpent
 
-    start, reached, spent, run = time.perf_counter(), False, False, None
+    start, reached, spent = time.perf_counter(), False, False
     ends = deadline(spec, start)
-    if spec["task"] == "adding":
-        stop_at(ends)
     try:
         run = fit(spec["data"], model=spec["model"], train=spec["train"],
                   out_dir=spec["run_dir"], overwrite=True, on_epoch=on_epoch)
     except TargetReached:
-        reached = True
+        reached, run = True, None
     except BudgetSpent:
-        spent = True
-    except Exception as error:
-        if not stopped_by_signal(error):
-            raise
-        spent = True
-    disarm()
+        spent, run = True, None
     out = {"wall_s": time.perf_counter() - start, "threads": torch.get_num_threads(),
            "wall_per_epoch_s": statistics.mean(c[2] for c in curve) if curve else None,
            "device": spec["train"].get("device", "cpu")}
     if spec["task"] == "adding":
         steps = curve[-1][0] if curve else 0
-        return {**out, "target_reached": reached, "budget_spent": spent,
-                "stopped_by": STOPPED.get("by"), "steps": steps,
+        return {**out, "target_reached": reached, "budget_spent": spent, "steps": steps,
                 "steps_per_s": steps / sum(c[2] for c in curve) if curve else None,
-                "curve": [(s, v) for s, v, _ in curve],
-                "epoch_seconds": [round(c[2], 2) for c in curve]}
+                "curve": [(s, v) for s, v, _ in curve]}
     test = np.load(spec["arrays"])
     err = predict_sequences(run.model, run.normalisation, test["test_x"]) - test["test_y"]
     return {**out, "best_epoch": run.metrics["best_epoch"],
