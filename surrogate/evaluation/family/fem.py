@@ -205,15 +205,14 @@ def level_fem(rules: LevelRules, candidates: list[Any], family: Any, options: An
                 continue
             rule = max(options.intorder, error_intorder(fem.order))
             geometry, ref = rules.at(rule)
+            def solve(fem: Any = fem, method: str = method) -> tuple[Any, float]:
+                return fem_solution(mesh, rules.problem, method, fem.order, options.solver,
+                                    family, rules.domain.name, rules.level,
+                                    backend=fem.backend, rtol=options.rtol)
+
             try:
-                solution, seconds = fem_solution(mesh, rules.problem, method, fem.order,
-                                                 options.solver, family, rules.domain.name,
-                                                 rules.level, backend=fem.backend,
-                                                 rtol=options.rtol)
-                seconds = repeated_seconds(seconds, lambda fem=fem, method=method: fem_solution(
-                    mesh, rules.problem, method, fem.order, options.solver, family,
-                    rules.domain.name, rules.level, backend=fem.backend,
-                    rtol=options.rtol)[1], options.repeats)
+                solution, seconds = solve()
+                seconds = repeated_seconds(seconds, lambda: solve()[1], options.repeats)
             except SolverError:  # e.g. a singular system: no candidate on this problem
                 skipped.add(f"{where}: its {method} failed on some problems")
                 continue
