@@ -4,8 +4,9 @@ Tasks (``--task``):
 
 - ``fhn`` (default): FitzHugh–Nagumo at the authors' budget (400 epochs, batch 32, Adam lr
   0.00904, LEM with 16 units), ``--seeds`` each. Arms: ``authors`` (their
-  ``src/FitzHughNagumo/FitzHughNagumo_task.py``), ``lem``, ``lem-split-bias`` and ``cornn``
-  (ours through :func:`surrogate.fit`, coRNN with the settings of
+  ``src/FitzHughNagumo/FitzHughNagumo_task.py``), ``lem``, ``lem-split-bias``, ``lem-learn-dt``
+  (one learned Δt_i = softplus(ρ_i) per unit, from 1) and ``cornn`` (ours through
+  :func:`surrogate.fit`, coRNN with the settings of
   ``examples/fitzhugh_nagumo.sh``). Ours trains on the very arrays their ``data.py`` draws
   for the same seed (checked against their run), so the test sets are the same 1,024
   sequences. Reported: test RMSE over all 1,024 sequences and over their last batch of 128
@@ -56,9 +57,11 @@ FHN_DIR, LEM_ADDING_DIR, CORNN_ADDING_DIR = "src/FitzHughNagumo", "src/adding", 
 NUMPY_FIX = ("float(np.random.rand(1))", "float(np.random.rand(1)[0])")
 OUR_FHN = {"lem": {"arch": "lem", "hidden": 16, "dt": 1.0},
            "lem-split-bias": {"arch": "lem", "hidden": 16, "dt": 1.0, "split_bias": True},
+           "lem-learn-dt": {"arch": "lem", "hidden": 16, "dt": 1.0, "learn_dt": True},
            "cornn": {"arch": "cornn", "hidden": 24, "dt": 1.0, "gamma": 1.0, "epsilon": 1.0,
                      "damping": "explicit"}}
-THESIS_FHN = {"lem": 0.2e-2, "lem-split-bias": 0.2e-2, "cornn": 0.4e-2}  # Table 5.4
+THESIS_FHN = {"lem": 0.2e-2, "lem-split-bias": 0.2e-2, "lem-learn-dt": 0.2e-2,
+              "cornn": 0.4e-2}  # Table 5.4
 WORKER = Path(__file__).with_name("reference_runs.py")
 
 
@@ -249,8 +252,8 @@ def main() -> None:
     parser.add_argument("--reference", type=Path, help="checkout of the authors' LEM repository")
     parser.add_argument("--cornn-reference", type=Path, help="checkout of their coRNN repository")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1234, 1235, 1236])
-    parser.add_argument("--arms", nargs="+", help="fhn: authors lem lem-split-bias cornn; "
-                        "adding: authors-lem authors-cornn lem cornn lstm")
+    parser.add_argument("--arms", nargs="+", help="fhn: authors lem lem-split-bias "
+                        "lem-learn-dt cornn; adding: authors-lem authors-cornn lem cornn lstm")
     parser.add_argument("--epochs", type=int, default=400)
     parser.add_argument("--lr", type=float, default=0.00904)
     parser.add_argument("--length", type=int, default=500)
@@ -270,7 +273,7 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--work", type=Path, help="keep runs and logs here (default: temp)")
     args = parser.parse_args()
-    default_arms = {"fhn": ["authors", "lem", "lem-split-bias", "cornn"],
+    default_arms = {"fhn": ["authors", "lem", "lem-split-bias", "lem-learn-dt", "cornn"],
                     "adding": ["authors-lem", "authors-cornn", "lem", "cornn", "lstm"],
                     "cells": ["lem", "cornn"]}
     args.arms = args.arms or default_arms[args.task]

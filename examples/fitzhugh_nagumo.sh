@@ -37,6 +37,8 @@
 #   total 538 s (9 min) including data generation and the metrics on all 1280 sequences.
 # Also measured: LEM with the paper's 400 epochs, test RMSE 4.2e-3 (constant lr) and 8.2e-3
 # (cosine to 0 over 400 epochs); coRNN (this setting) passes 4e-3 at about epoch 700.
+# With LEM_ARGS=--learn-dt (one learned Δt per unit, from 1) 400 epochs give 2.0–3.3e-3 on
+# the authors' data for three seeds, where their code gives 2.1–4.4e-3 (docs/results.md).
 #
 # Usage:   examples/fitzhugh_nagumo.sh [OUT_DIR]            (default: fitzhugh_nagumo)
 # Options (environment): LEM_EPOCHS (1000), CORNN_EPOCHS (1000), LR (9.04e-3), SEED (0),
