@@ -3,8 +3,9 @@
 ``python benchmarks/reference_runs.py SPEC.json`` runs the spec and writes its result JSON
 (``spec["result"]``). Kinds: ``data`` (the arrays the authors' FitzHugh–Nagumo ``data.py``
 draws for a seed), ``authors`` (one of their task scripts, from its temporary copy, as
-``__main__``: seeded, every ``nn.MSELoss`` call recorded, stopped at the target) and
-``ours`` (:func:`surrogate.fit`). Their code is never imported from this repository.
+``__main__``: seeded, every ``nn.MSELoss`` call recorded, stopped at the target or at the
+first call past the wall-clock budget) and ``ours`` (:func:`surrogate.fit`). Their code is
+never imported from this repository.
 """
 
 from __future__ import annotations

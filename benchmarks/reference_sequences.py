@@ -18,7 +18,8 @@ Tasks (``--task``):
   ``gen-data adding`` file, batch 50, the authors' lr / Δt / γ / ε). Reported: steps to a
   held-out MSE ≤ ``--target-mse`` (0.01; their test batch of 1000 every 100 steps, our
   val split every epoch) and steps per second; runs stop there, at ``--max-steps`` or once
-  ``--max-seconds`` of wall time are spent (reported as ``budget_spent`` with the curve so far).
+  ``--max-seconds`` of wall time are spent (ours after that epoch's evaluation, theirs at
+  their next ``MSELoss`` call; reported as ``budget_spent`` with the curve so far).
 - ``cells``: forward + backward of the cells alone, ours against theirs imported into this
   process (benchmarks/sequence.py's measurement: T = 1000, B = 32, ``--hidden`` 128 24,
   ``--threads`` 1, median of ``--repeats`` 7 interleaved repeats; target ≥ 2×).
@@ -259,8 +260,9 @@ def main() -> None:
     parser.add_argument("--length", type=int, default=500)
     parser.add_argument("--max-steps", type=int, default=10000)
     parser.add_argument("--max-seconds", type=float, help="adding: wall-clock budget of each "
-                        "run; a run stops after the evaluation that passes it and reports "
-                        "its curve so far (budget_spent)")
+                        "run; once it is spent ours stop after that epoch's evaluation, theirs "
+                        "at their next loss call, each reporting its curve so far "
+                        "(budget_spent)")
     parser.add_argument("--target-mse", type=float, default=0.01)
     parser.add_argument("--n-train", type=int, default=10000)
     parser.add_argument("--cornn-dt", type=float, default=6e-2)
