@@ -69,9 +69,12 @@ def read_evaluation(path: Path, run: str | None, domain: str) -> dict[str, Any]:
     middle = runs[label][domain]["median_problem"]
     problem = evaluation["problems"][middle]
     levels = problem["domains"][domain]["levels"]
+    error = levels[-1]["runs"][label]["relative_error"]
+    if error is None:
+        fail(f"{path}: run {label!r} has no error on its median problem")
     return {"family": evaluation["family"], "label": label, "index": middle,
             "params": problem["params"], "top_level": int(levels[-1]["level"]),
-            "error": float(levels[-1]["runs"][label]["relative_error"]),
+            "error": float(error),
             "candidates": candidates(levels), "options": evaluation["options"],
             "run_path": evaluation["runs"][label].get("path")}
 
