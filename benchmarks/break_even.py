@@ -20,8 +20,10 @@ lowest median over both timing blocks (``n_star``) and, as ``evaluate`` counts, 
 single solve (``n_star_fastest_fem``). Each round says whether the new run has the evaluated
 run's weights bit for bit (then the evaluation's errors are its errors).
 
-The FEM and the query run on ``--threads`` (1: a 244-DOF NGSolve solve took 10 ms on two
-threads where one thread takes 6 ms; the fit picks its own threads, as ``fit`` does).
+The FEM and the query run on ``--threads`` (default 1; the fit picks its own threads, as
+``fit`` does). The 244-DOF NGSolve solve of the radial median problem took the same on one
+or two threads here (medians of 41 solves in alternating processes: 6.3–7.1 ms and
+6.3–8.7 ms).
 
 Run: python benchmarks/break_even.py out/sep/evaluation.json [--rounds 3] [--repeats 21]
 Smoke: python benchmarks/break_even.py EVAL.json --rounds 1 --repeats 3
@@ -182,8 +184,7 @@ def main() -> None:
     parser.add_argument("--gen-args", default=GEN_ARGS)
     parser.add_argument("--fit-args", default=FIT_ARGS)
     parser.add_argument("--threads", type=int, default=1,
-                        help="OpenMP/MKL threads of the FEM and the query (1: the FEM's "
-                             "fastest on these sizes)")
+                        help="OpenMP/MKL threads of the FEM and the query")
     args = parser.parse_args()
     if min(args.rounds, args.repeats, args.contenders, args.threads) < 1:
         fail("--rounds, --repeats, --contenders and --threads must be >= 1")
