@@ -16,9 +16,10 @@ times:
    domain's finest evaluated level's nodes, points cached, one problem), ``--repeats`` times.
 
 Per round N* = (generation + training) / (FEM − query), with the FEM the contender of the
-lowest median over both timing blocks (``n_star``) and, as ``evaluate`` counts, its fastest
-single solve (``n_star_fastest_fem``). Each round says whether the new run has the evaluated
-run's weights bit for bit (then the evaluation's errors are its errors).
+lowest median over both timing blocks (``n_star``) and with its fastest single solve
+(``n_star_fastest_fem``; ``evaluate`` keeps the fastest of its ``--repeats``). Each round
+says whether the new run has the evaluated run's weights bit for bit (then the evaluation's
+errors are its errors).
 
 The FEM and the query run on ``--threads`` (default 1; the fit picks its own threads, as
 ``fit`` does). The 244-DOF NGSolve solve of the radial median problem took the same on one
