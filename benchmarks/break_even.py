@@ -42,7 +42,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -104,28 +103,26 @@ def time_fem(cands: list[Any], problem: Any, family: Any, domain: Any, options: 
     return out
 
 
-def time_query(run_dir: Path, points: Any, params: Any, repeats: int) -> list[float]:
-    """Seconds of ``repeats`` whole-field queries of one problem, points cached."""
+def time_query(run_dir: Path, points: Any, params: Any, repeats: int) -> float:
+    """Median seconds of a whole-field query of one problem, points cached (as ``evaluate``:
+    :func:`surrogate.evaluation.family.query_timing.median_seconds` after one warm-up)."""
+    from surrogate.evaluation.family.query_timing import median_seconds
     from surrogate.predict.predictor import Predictor
 
     predictor = Predictor(run_dir, points)
     predictor.predict(params)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        predictor.predict(params)
-        times.append(time.perf_counter() - start)
-    return times
+    return median_seconds(lambda: predictor.predict(params), repeats)
 
 
 def same_weights(a: Path, b: Path | None) -> bool | None:
     """Whether two runs' ``model.pt`` hold equal tensors (None: no evaluated run here)."""
     import torch
 
+    from surrogate.runs.safe_load import load_state_dict_file
+
     if b is None or not (Path(b) / "model.pt").is_file():
         return None
-    left = torch.load(a / "model.pt", weights_only=True)
-    right = torch.load(Path(b) / "model.pt", weights_only=True)
+    left, right = load_state_dict_file(a / "model.pt"), load_state_dict_file(Path(b) / "model.pt")
     return left.keys() == right.keys() and all(torch.equal(left[k], right[k]) for k in left)
 
 
@@ -149,14 +146,13 @@ def one_round(k: int, facts: dict[str, Any], cands: list[Any], problem: Any, fam
     surrogate("fit", str(data), *shlex.split(args.fit_args), "-o", str(run), "--quiet",
               "--overwrite")
     after = time_fem(cands, problem, family, domain, facts["options"], args.repeats)
-    query = time_query(run, points, np.asarray(facts["params"])[None], args.repeats)
+    q = time_query(run, points, np.asarray(facts["params"])[None], args.repeats)
     generation = json.loads(Path(f"{data}.json").read_text())["generation_seconds"]
     training = json.loads((run / "metrics.json").read_text())["train_seconds"]
     fem = {label: before[label] + after[label] for label in before}
     median_fem = {label: statistics.median(t) for label, t in fem.items()}
     fastest = min(median_fem, key=median_fem.get)
     one_off = generation + training
-    q = statistics.median(query)
 
     def n_star(fem_seconds: float) -> float | None:
         return one_off / (fem_seconds - q) if fem_seconds > q else None
