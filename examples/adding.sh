@@ -13,8 +13,14 @@
 #          channel by `fit` (the authors feed them raw).
 #   LEM    the authors' adding_task.py: Adam, lr 2.6e-3, batch 50, Δt = 2.42e-2 (Table 5.8,
 #          N = 10000; no separate setting is published for N = 2000), 30000 steps.
-#   coRNN  Table 2.8 (adding, T = 5000): Adam, lr 2e-2, batch 50, Δt = 1.6e-2, γ = 94.5,
-#          ε = 9.5; the coRNN code's explicit damping (eq. 2.45).
+#   coRNN  Adam, lr 2e-2, batch 50, gradient norm clipped at 1, Δt = 0.06, γ = 0.1, ε = 16,
+#          the coRNN code's explicit damping (eq. 2.45). Δt ε ≈ 1 and a small γ make y a
+#          near-lossless integrator of the forcing, so a marker in the first half still
+#          reaches y_T (83-100 % of the largest response at T = 500, 69-100 % at T = 1000;
+#          surrogate.models.cornn.forcing_response). The published constants (Table 2.8,
+#          T = 5000: Δt 1.6e-2, γ 94.5, ε 9.5; the authors' script: 0.06, 66, 15) pass on
+#          below 1e-9 of a first-half input and stayed at the baseline here; run them with
+#          CORNN_DT=1.6e-2 CORNN_GAMMA=94.5 CORNN_EPSILON=9.5 CORNN_CLIP= (docs/results.md).
 #   LSTM   torch's LSTM, 128 units, Adam lr 1e-3 (LSTM_LR; no published setting), the
 #          same-size baseline of the thesis' figure; MODELS="lem cornn lstm" runs all three.
 #   All read out after the last step (--readout last), constant lr, best-validation model.
@@ -32,8 +38,9 @@
 # Usage:   examples/adding.sh [OUT_DIR]                      (default: adding)
 # Options (environment): T (2000), HIDDEN (128), N_TRAIN (20000), N_VAL (1000), N_TEST (1000),
 #          BATCH (50), LEM_EPOCHS (75 = 30000 steps at the defaults), CORNN_EPOCHS (75),
-#          LEM_LR (2.6e-3), LEM_DT (2.42e-2), CORNN_LR (2e-2), CORNN_DT (1.6e-2),
-#          CORNN_GAMMA (94.5), CORNN_EPSILON (9.5), LSTM_LR (1e-3), LSTM_EPOCHS (75),
+#          LEM_LR (2.6e-3), LEM_DT (2.42e-2), CORNN_LR (2e-2), CORNN_DT (0.06),
+#          CORNN_GAMMA (0.1), CORNN_EPSILON (16), CORNN_CLIP (1; empty: no clipping),
+#          LSTM_LR (1e-3), LSTM_EPOCHS (75),
 #          LEM_ARGS, CORNN_ARGS, LSTM_ARGS (more `fit` flags per model, e.g. a model option),
 #          MODELS ("lem cornn"; add lstm for the baseline), SEED (0),
 #          DEVICE (cpu), PARALLEL (1: the fits side by side), SURROGATE (the command),
@@ -57,9 +64,10 @@ CORNN_EPOCHS=${CORNN_EPOCHS:-75}
 LEM_LR=${LEM_LR:-2.6e-3}
 LEM_DT=${LEM_DT:-2.42e-2}
 CORNN_LR=${CORNN_LR:-2e-2}
-CORNN_DT=${CORNN_DT:-1.6e-2}
-CORNN_GAMMA=${CORNN_GAMMA:-94.5}
-CORNN_EPSILON=${CORNN_EPSILON:-9.5}
+CORNN_DT=${CORNN_DT:-0.06}
+CORNN_GAMMA=${CORNN_GAMMA:-0.1}
+CORNN_EPSILON=${CORNN_EPSILON:-16}
+CORNN_CLIP=${CORNN_CLIP-1}
 LSTM_LR=${LSTM_LR:-1e-3}
 LSTM_EPOCHS=${LSTM_EPOCHS:-75}
 read -r -a LEM_EXTRA <<< "${LEM_ARGS:-}"
@@ -86,7 +94,8 @@ fit_model() {
                    --patience "$LEM_EPOCHS" "${LEM_EXTRA[@]}") ;;
         cornn) args=(--arch cornn --dt "$CORNN_DT" --cornn-gamma "$CORNN_GAMMA"
                      --epsilon "$CORNN_EPSILON" --damping explicit --lr "$CORNN_LR"
-                     --epochs "$CORNN_EPOCHS" --patience "$CORNN_EPOCHS" "${CORNN_EXTRA[@]}") ;;
+                     --epochs "$CORNN_EPOCHS" --patience "$CORNN_EPOCHS"
+                     ${CORNN_CLIP:+--grad-clip "$CORNN_CLIP"} "${CORNN_EXTRA[@]}") ;;
         lstm) args=(--arch lstm --lr "$LSTM_LR" --epochs "$LSTM_EPOCHS"
                     --patience "$LSTM_EPOCHS" "${LSTM_EXTRA[@]}") ;;
         *) echo "unknown model $1 (MODELS: lem, cornn, lstm)" >&2; return 2 ;;

@@ -172,6 +172,28 @@ class CoRNNRollout(torch.autograd.Function):
                 grad_initial[:, :m], grad_initial[:, m:])
 
 
+def forcing_response(dt: float, gamma: float, epsilon: float, steps: int,
+                     damping: str = "implicit") -> Tensor:
+    """∂y_T/∂σ_n, n = 1 … T, of eq. 2.3's linear part (W = 𝒲 = 0): how much of a unit
+    forcing at step n reaches the last state (float64, (T,)).
+
+    Adjoint of ``z_n = α z_{n-1} + β (σ_n − γ y_{n-1})``, ``y_n = y_{n-1} + Δt z_n``: with
+    (λ_y, λ_z) = ∂y_T/∂(y_n, z_n) after step n, ∂y_T/∂σ_n = β (λ_z + Δt λ_y), and one step
+    back λ_y ← λ_y − γ β (λ_z + Δt λ_y), λ_z ← α (λ_z + Δt λ_y). Whether a task's early
+    inputs can be learnt at all: the adding problem needs both halves to reach y_T."""
+    if damping not in DAMPING:
+        raise InputError(f"unknown damping {damping!r}; choose one of: {', '.join(DAMPING)}")
+    alpha, beta = (1.0 / (1.0 + dt * epsilon), dt / (1.0 + dt * epsilon)) \
+        if damping == "implicit" else (1.0 - dt * epsilon, dt)
+    response = []
+    grad_y, grad_z = 1.0, 0.0
+    for _ in range(steps):  # a scalar recursion backwards in time, nothing to vectorise
+        total_z = grad_z + dt * grad_y
+        response.append(beta * total_z)
+        grad_y, grad_z = grad_y - gamma * beta * total_z, alpha * total_z
+    return torch.tensor(response[::-1], dtype=torch.float64)
+
+
 class CoRNNCell(nn.Module):
     """coRNN (eq. 2.3) with ``m`` units: one-step :meth:`step` and fused :meth:`forward`.
 
@@ -265,4 +287,4 @@ class CoRNNCell(nn.Module):
 
 
 __all__ = ["CoRNNCell", "CoRNNRollout", "cornn_forward_loop", "cornn_backward_loop",
-           "cornn_loops_fused", "DAMPING"]
+           "cornn_loops_fused", "forcing_response", "DAMPING"]

@@ -190,6 +190,40 @@ def test_energy_bound_of_eq_2_48(damping, gamma, epsilon):
     assert ratio > 0.01
 
 
+@pytest.mark.parametrize("damping, dt, gamma, epsilon", [
+    ("explicit", 0.06, 0.1, 16.0), ("explicit", 0.016, 94.5, 9.5), ("implicit", 0.5, 2.7, 4.7),
+])
+def test_forcing_response_is_the_rollouts_input_gradient(damping, dt, gamma, epsilon):
+    """With W = 𝒲 = 0, b = 0, V = 1 and u = 0 (tanh'(0) = 1), ∂y_T/∂u_n of the fused rollout
+    is the linear part's response to a unit forcing at step n."""
+    steps = 60
+    cell = CoRNNCell(1, 1, dt, gamma, epsilon, damping).to(f64)
+    with torch.no_grad():
+        for weight in (cell.y_weight, cell.z_weight, cell.input_bias):
+            weight.zero_()
+        cell.input_weight.fill_(1.0)
+    u = torch.zeros(1, steps, 1, dtype=f64, requires_grad=True)
+    ys, _ = cell(u)
+    ys[0, -1, 0].backward()
+    expected = cornn.forcing_response(dt, gamma, epsilon, steps, damping)
+    torch.testing.assert_close(u.grad[0, :, 0], expected, rtol=1e-12, atol=1e-300)
+    assert expected[-1].item() == pytest.approx(dt * dt if damping == "explicit"
+                                                else dt * dt / (1 + dt * epsilon))
+
+
+def test_forcing_response_separates_memoryless_from_integrating_constants():
+    """Δt ε ≈ 1 with small γ passes ≥ 83 % of a unit forcing from anywhere in 500 steps to
+    y_T (a leaky integrator: y_n ≈ y_{n-1} + Δt² (σ_n − γ y_{n-1})); Table 2.8's adding
+    constants pass < 10⁻⁸ of it from the first half."""
+    integrating = cornn.forcing_response(0.06, 0.1, 16.0, 500, "explicit")
+    assert (integrating / integrating.max()).min().item() == pytest.approx(0.830, abs=1e-3)
+    assert integrating.max().item() == pytest.approx(0.06 / 16.0, rel=1e-3)  # Δt / ε
+    table_2_8 = cornn.forcing_response(0.016, 94.5, 9.5, 500, "explicit")
+    assert (table_2_8[:250].abs().max() / table_2_8.abs().max()).item() < 1e-8
+    with pytest.raises(InputError, match="unknown damping 'semi'"):
+        cornn.forcing_response(0.1, 1.0, 1.0, 5, "semi")
+
+
 def test_state_follows_input_dtype():
     torch.manual_seed(0)
     cell = CoRNNCell(2, 4)
