@@ -73,6 +73,9 @@ OUR_FHN = {"lem": {"arch": "lem", "hidden": 16, "dt": 1.0},
                            "epsilon": 0.5, "damping": "explicit"}}
 OUR_FHN_TRAIN = {"cornn-tuned": {"lr": 2e-2, "grad_clip": 0.1}}
 """Training options of an arm that differ from the budget's (coRNN: tuned, no published set)."""
+OUR_ADDING_TRAIN = {"lem": {"lr": 2.6e-3}, "lstm": {"lr": 2.6e-3}, "cornn": {"lr": 2e-2},
+                    "cornn-tuned": {"lr": 2e-2, "grad_clip": 1.0}}
+"""Adam options of our adding arms (LEM's and coRNN's lr as the authors' scripts)."""
 THESIS_FHN = {"lem": 0.2e-2, "lem-split-bias": 0.2e-2, "lem-learn-dt": 0.2e-2,
               "cornn": 0.4e-2, "cornn-tuned": 0.4e-2}  # Table 5.4
 ADDING_CORNN_TUNED = {"dt": 6e-2, "gamma": 0.1, "epsilon": 16.0}
@@ -201,6 +204,10 @@ def task_adding(args, work: Path, fixes: list[str]) -> dict:
     from surrogate.datasets.writer import write_dataset
     specs, T, steps = [], args.length, args.max_steps
     cornn = {"dt": args.cornn_dt, "gamma": args.cornn_gamma, "epsilon": args.cornn_epsilon}
+    constants = {"authors-cornn": cornn, "authors-cornn-tuned": ADDING_CORNN_TUNED}
+    ours = {"lem": {"arch": "lem", "dt": 2.42e-2}, "lstm": {"arch": "lstm"},
+            "cornn": {"arch": "cornn", **cornn, "damping": "explicit"},
+            "cornn-tuned": {"arch": "cornn", **ADDING_CORNN_TUNED, "damping": "explicit"}}
     per_epoch = math.ceil(args.n_train / 50)
     code = {arm: copy_reference(root / folder, work / arm, fixes)
             for arm, root, folder in (("authors-lem", args.reference, LEM_ADDING_DIR),
@@ -226,25 +233,18 @@ def task_adding(args, work: Path, fixes: list[str]) -> dict:
                 specs.append({**base, "kind": "authors", "args": [
                     "--seq_length", str(T), "--max_iter", str(steps), "--device", args.device],
                     "script": str(code[arm] / "adding_task.py")})
-            elif arm in ("authors-cornn", "authors-cornn-tuned"):
-                constants = ADDING_CORNN_TUNED if arm == "authors-cornn-tuned" else cornn
+            elif arm in constants:
                 specs.append({**base, "kind": "authors", "args": [
                     "--T", str(T), "--max_steps", str(steps),
-                    *(f"--{k}={v}" for k, v in constants.items())],
+                    *(f"--{k}={v}" for k, v in constants[arm].items())],
                     "script": str(code[arm] / "adding_task.py")})
             else:
-                constants = {"lem": {"dt": 2.42e-2}, "lstm": {},
-                             "cornn": {**cornn, "damping": "explicit"},
-                             "cornn-tuned": {**ADDING_CORNN_TUNED, "damping": "explicit"}}[arm]
-                model = {"arch": arm.removesuffix("-tuned"), "hidden": 128, "readout": "last",
-                         **constants}
-                lr = {"lem": 2.6e-3, "cornn": 2e-2, "cornn-tuned": 2e-2, "lstm": 2.6e-3}[arm]
-                clip = {"grad_clip": 1.0} if arm == "cornn-tuned" else {}
-                specs.append({**base, "kind": "ours", "data": str(h5), "model": model,
+                specs.append({**base, "kind": "ours", "data": str(h5), "model": {
+                                  **ours[arm], "hidden": 128, "readout": "last"},
                               "steps_per_epoch": per_epoch, "target_var": var, "train": {
-                                  "optimizer": "adam", "lr": lr, "schedule": "none",
+                                  "optimizer": "adam", "schedule": "none",
                                   "epochs": math.ceil(steps / per_epoch), "batch_size": 50,
-                                  "seed": s, "device": args.device, **clip}})
+                                  "seed": s, "device": args.device, **OUR_ADDING_TRAIN[arm]}})
     runs = []
     for sp, r in zip(specs, launch(specs, args.jobs, args.threads), strict=True):
         first = next((st for st, mse in r["curve"] if mse <= args.target_mse), None)

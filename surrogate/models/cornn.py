@@ -172,6 +172,18 @@ class CoRNNRollout(torch.autograd.Function):
                 grad_initial[:, :m], grad_initial[:, m:])
 
 
+def damping_coefficients(dt: float | Tensor, epsilon: float, damping: str
+                         ) -> tuple[float | Tensor, float | Tensor]:
+    """(α, β) of ``z_n = α z_{n-1} + β (σ − γ y_{n-1})`` for a Δt (float or tensor):
+    1/(1 + Δt ε), Δt/(1 + Δt ε) ("implicit") or 1 − Δt ε, Δt ("explicit", eq. 2.45)."""
+    if damping == "implicit":
+        alpha = 1.0 / (1.0 + dt * epsilon)
+        return alpha, dt * alpha
+    if damping == "explicit":
+        return 1.0 - dt * epsilon, dt
+    raise InputError(f"unknown damping {damping!r}; choose one of: {', '.join(DAMPING)}")
+
+
 def forcing_response(dt: float, gamma: float, epsilon: float, steps: int,
                      damping: str = "implicit") -> Tensor:
     """∂y_T/∂σ_n, n = 1 … T, of eq. 2.3's linear part (W = 𝒲 = 0): how much of a unit
@@ -181,10 +193,7 @@ def forcing_response(dt: float, gamma: float, epsilon: float, steps: int,
     (λ_y, λ_z) = ∂y_T/∂(y_n, z_n) after step n, ∂y_T/∂σ_n = β (λ_z + Δt λ_y), and one step
     back λ_y ← λ_y − γ β (λ_z + Δt λ_y), λ_z ← α (λ_z + Δt λ_y). Whether a task's early
     inputs can be learnt at all: the adding problem needs both halves to reach y_T."""
-    if damping not in DAMPING:
-        raise InputError(f"unknown damping {damping!r}; choose one of: {', '.join(DAMPING)}")
-    alpha, beta = (1.0 / (1.0 + dt * epsilon), dt / (1.0 + dt * epsilon)) \
-        if damping == "implicit" else (1.0 - dt * epsilon, dt)
+    alpha, beta = damping_coefficients(dt, epsilon, damping)
     response = []
     grad_y, grad_z = 1.0, 0.0
     for _ in range(steps):  # a scalar recursion backwards in time, nothing to vectorise
@@ -248,10 +257,7 @@ class CoRNNCell(nn.Module):
     def coefficients(self) -> tuple[Tensor, Tensor, Tensor]:
         """(α, β, Δt), each (m,), of ``z_n = α z_{n-1} + β (σ − γ y_{n-1})``."""
         dt = self.dt
-        if self.damping == "implicit":
-            alpha = 1.0 / (1.0 + dt * self.epsilon)
-            return alpha, dt * alpha, dt
-        return 1.0 - dt * self.epsilon, dt, dt
+        return (*damping_coefficients(dt, self.epsilon, self.damping), dt)
 
     def step(self, u: Tensor, y: Tensor, z: Tensor) -> tuple[Tensor, Tensor]:
         """One step of eq. 2.3 written out plainly: u (N, d), y, z (N, m) -> y_n, z_n."""
@@ -287,4 +293,4 @@ class CoRNNCell(nn.Module):
 
 
 __all__ = ["CoRNNCell", "CoRNNRollout", "cornn_forward_loop", "cornn_backward_loop",
-           "cornn_loops_fused", "forcing_response", "DAMPING"]
+           "cornn_loops_fused", "damping_coefficients", "forcing_response", "DAMPING"]
