@@ -47,8 +47,8 @@ def distinct_rows(z: Tensor) -> tuple[Tensor, Tensor | None]:
         return z, None
     first = torch.full((count,), n, dtype=inverse.dtype, device=z.device).scatter_reduce_(
         0, inverse, torch.arange(n, device=z.device), "amin")
-    distinct = z[first]
-    if not torch.equal(distinct[inverse], z):
+    distinct = z.index_select(0, first)
+    if not torch.equal(distinct.index_select(0, inverse), z):
         return z, None
     return distinct, inverse
 
@@ -87,7 +87,7 @@ class DeepONet(nn.Module):
         distinct, inverse = distinct_rows(rows[:, POINT_COLUMNS:])
         coefficients = self.branch_coefficients(distinct)
         if inverse is not None:
-            coefficients = coefficients[inverse]
+            coefficients = coefficients.index_select(0, inverse)
         return self.combine(coefficients, self.trunk_features(rows[:, :POINT_COLUMNS]))
 
     def taus(self) -> Tensor:

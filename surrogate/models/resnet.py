@@ -21,10 +21,11 @@ class ResNet(SteppingNetwork):
     config: ResNetConfig
 
     def hidden(self, x: Tensor, taus: Tensor) -> Tensor:
-        y = taus[0] * self.activation(self.layers[0](x))
+        steps = taus.unbind(0)  # one view per step (one backward node, not one per step)
+        y = steps[0] * self.activation(self.layers[0](x))
         weights = self.effective_weights(taus)
         for k in range(1, len(self.layers)):
-            y = y + taus[k] * self.activation(F.linear(y, weights[k], self.layers[k].bias))
+            y = y + steps[k] * self.activation(F.linear(y, weights[k], self.layers[k].bias))
         return y
 
     def prune(self, tol: float) -> tuple[ResNet, list[int], ResNetConfig]:

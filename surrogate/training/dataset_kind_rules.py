@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 import numpy as np
-from torch import Tensor, nn
+from torch import nn
 
 from surrogate.models.normalisation import Normalisation
+from surrogate.training.gradients import GradientMeter
 from surrogate.training.pointwise import PointwiseTraining
 from surrogate.training.sequence import SequenceTraining
 
@@ -36,8 +37,8 @@ class KindRules(Protocol):
     def layer_ids(self, model: nn.Module) -> list[int]:
         """Original indices of the prunable hidden layers."""
 
-    def gradient_squares(self, model: nn.Module) -> Tensor:
-        """Squared gradient norms logged per epoch."""
+    def gradient_meter(self, model: nn.Module) -> GradientMeter:
+        """Squared gradient norms logged per epoch, read once per mini-batch."""
 
     def history_columns(self, model: nn.Module, layer_ids: list[int], grad_norms: list[float]
                         ) -> dict[str, Any]:

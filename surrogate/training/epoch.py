@@ -137,8 +137,9 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor,
     penalty_args = {"lambda1": config.lambda1, "lambda2": config.lambda2, "beta": config.beta,
                     "horizon_weight": config.horizon_weight, "smoothness": config.smoothness}
     penalised = any(penalty_args.values())
-    gradient_squares = kind_rules(state.kind).gradient_squares
+    gradient_meter = kind_rules(state.kind).gradient_meter(model)  # pruning acts between epochs
     line_search = config.optimizer == "lbfgs"
+    no_penalty = x.new_zeros(())
     partial, state.partial = state.partial, None
     if partial is not None:
         state.generator.set_state(partial.generator)
@@ -150,7 +151,7 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor,
         start, data_sum, penalty_sum, grad_sq_sum = (partial.batches, partial.data_sum,
                                                      partial.penalty_sum, partial.grad_sq_sum)
     for taken, (index, rows) in enumerate(batches[start:], start=start + 1):
-        xb, yb = (x, y) if index is None else (x[index], y[index])
+        xb, yb = (x, y) if index is None else (x.index_select(0, index), y.index_select(0, index))
         seen: dict[str, Tensor] = {}
 
         def closure(xb: Tensor = xb, yb: Tensor = yb, rows: int = rows,
@@ -159,12 +160,13 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor,
             with autocast(config, xb.device):
                 prediction = network(xb)
             scaled, logged = reduction.batch_loss(prediction.to(yb.dtype), yb, rows)
-            penalty = (regularisation(model, **penalty_args) if penalised
-                       else logged.new_zeros(()))
-            (scaled + penalty).backward()
+            penalty = regularisation(model, **penalty_args) if penalised else None
+            (scaled if penalty is None else scaled + penalty).backward()
+            if penalty is None:
+                penalty = no_penalty
             if not seen:
                 seen["data"], seen["penalty"] = logged.detach(), penalty.detach()
-                seen["grad_sq"] = gradient_squares(model).detach()
+                seen["grad_sq"] = gradient_meter().detach()
             if not line_search:
                 return logged.detach()
             return reduction.objective(logged.detach(), penalty.detach(), rows)
@@ -177,7 +179,8 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor,
                 nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
             optimizer.step()
         data_sum = data_sum + reduction.epoch_share(seen["data"], rows, n)
-        penalty_sum = penalty_sum + (rows / n) * seen["penalty"]
+        if penalised:
+            penalty_sum = penalty_sum + (rows / n) * seen["penalty"]
         grad_sq_sum = seen["grad_sq"] if grad_sq_sum is None else grad_sq_sum + seen["grad_sq"]
         if taken < len(batches) and reduction.stop_requested():
             state.partial = PartialEpoch(generator=order_state, batches=taken,
@@ -188,11 +191,24 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor,
     return reduction.epoch_loss(data_sum, n), float(penalty_sum), grad_norms
 
 
-def evaluate_loss(model: nn.Module, x: Tensor, y: Tensor, batch_size: int = 65536) -> float | None:
+EVALUATION_STEPS = 65536
+"""Time steps (sequences × T) per forward pass of :func:`evaluate_loss` on sequences: the
+recurrence is sequential in T, so batches of many sequences pay."""
+EVALUATION_ROWS = 16384
+"""Rows per forward pass of :func:`evaluate_loss` on rows (N, d): a 64-wide layer's
+activations (4 MB) stay in cache; twice as fast as 65,536 rows per pass on one thread
+(the separable recipe's 128,000 validation rows: 98 against 185 ms)."""
+
+
+def evaluate_loss(model: nn.Module, x: Tensor, y: Tensor, batch_size: int | None = None
+                  ) -> float | None:
     """J on a split without gradients (None for an empty split); ``batch_size`` counts rows,
-    i.e. time steps of sequences (N, T, d), which go whole into a batch."""
+    i.e. time steps of sequences (N, T, d), which go whole into a batch (default
+    :data:`EVALUATION_ROWS` for rows, :data:`EVALUATION_STEPS` for sequences)."""
     if x.shape[0] == 0:
         return None
+    if batch_size is None:
+        batch_size = EVALUATION_ROWS if x.ndim == 2 else EVALUATION_STEPS
     rows = max(1, batch_size // math.prod(x.shape[1:-1]))
     with torch.no_grad():
         total = sum(float(data_loss(model(x[i:i + rows]), y[i:i + rows]))
@@ -200,5 +216,5 @@ def evaluate_loss(model: nn.Module, x: Tensor, y: Tensor, batch_size: int = 6553
     return total / x.shape[0]
 
 
-__all__ = ["train_epoch", "evaluate_loss", "data_loss", "Reduction", "SingleProcess",
-           "EpochStopped"]
+__all__ = ["train_epoch", "evaluate_loss", "data_loss", "EVALUATION_ROWS", "EVALUATION_STEPS",
+           "Reduction", "SingleProcess", "EpochStopped"]

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import Tensor, nn
+from torch import nn
 
 from surrogate.models.normalisation import Normalisation
-from surrogate.training.gradients import layer_gradient_squares
+from surrogate.training.gradients import GradientMeter, layer_gradient_meter
 from surrogate.training.split_metrics import dataset_classes, split_accuracies, split_errors
 
 
@@ -42,9 +42,9 @@ class PointwiseTraining:
         L = depth, or the trunk's plus the branch's steps of a separable model)."""
         return list(range(len(model.layer_biases())))
 
-    def gradient_squares(self, model: nn.Module) -> Tensor:
-        """Squared gradient norms per layer (:func:`layer_gradient_squares`)."""
-        return layer_gradient_squares(model)
+    def gradient_meter(self, model: nn.Module) -> GradientMeter:
+        """Squared gradient norms per layer (:func:`layer_gradient_meter`)."""
+        return layer_gradient_meter(model)
 
     def history_columns(self, model: nn.Module, layer_ids: list[int], grad_norms: list[float]
                         ) -> dict[str, Any]:

@@ -32,13 +32,13 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import Tensor, nn
+from torch import nn
 
 from surrogate.core.errors import InputError
 from surrogate.core.metrics import sequence_error_summary
 from surrogate.models.normalisation import Normalisation
 from surrogate.runs.predict import predict_array
-from surrogate.training.gradients import total_gradient_square
+from surrogate.training.gradients import GradientMeter, total_gradient_meter
 
 SPLITS = ("train", "val", "test")
 LAYER_OPTIONS = ("lambda1", "lambda2", "beta", "horizon_weight", "smoothness", "prune_every")
@@ -159,9 +159,9 @@ class SequenceTraining:
         """None: sequence models have no τ-layers."""
         return []
 
-    def gradient_squares(self, model: nn.Module) -> Tensor:
-        """The global squared gradient norm (:func:`total_gradient_square`)."""
-        return total_gradient_square(model)
+    def gradient_meter(self, model: nn.Module) -> GradientMeter:
+        """The global squared gradient norm (:func:`total_gradient_meter`)."""
+        return total_gradient_meter(model)
 
     def history_columns(self, model: nn.Module, layer_ids: list[int], grad_norms: list[float]
                         ) -> dict[str, float]:
