@@ -46,6 +46,8 @@ from pathlib import Path
 from typing import Any
 
 GEN_ARGS = "--family radial --problems 320 --points 2000"
+USER_ENVIRONMENT = dict(os.environ)
+"""The environment as given: ``gen-data`` and ``fit`` run in it, not under ``--threads``."""
 FIT_ARGS = "--arch deeponet"
 
 
@@ -127,9 +129,10 @@ def same_weights(a: Path, b: Path | None) -> bool | None:
 
 
 def surrogate(*args: str) -> None:
-    """``python -m surrogate ARGS`` (its own process: its own thread choice), checked."""
-    done = subprocess.run([sys.executable, "-m", "surrogate", *args], capture_output=True,
-                          text=True)
+    """``python -m surrogate ARGS`` (its own process and the user's environment: its own
+    thread choice, as a user's ``surrogate fit``), checked."""
+    done = subprocess.run([sys.executable, "-m", "surrogate", *args], env=USER_ENVIRONMENT,
+                          capture_output=True, text=True)
     if done.returncode != 0:
         fail(f"surrogate {' '.join(args[:2])} failed: {done.stderr.strip()[-300:]}")
 
