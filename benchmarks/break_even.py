@@ -46,9 +46,9 @@ from pathlib import Path
 from typing import Any
 
 GEN_ARGS = "--family radial --problems 320 --points 2000"
+FIT_ARGS = "--arch deeponet"
 USER_ENVIRONMENT = dict(os.environ)
 """The environment as given: ``gen-data`` and ``fit`` run in it, not under ``--threads``."""
-FIT_ARGS = "--arch deeponet"
 
 
 def fail(message: str) -> None:
