@@ -15,6 +15,7 @@ from typing import Protocol
 import torch
 from torch import Tensor, nn
 
+from surrogate.runs.predict import CPU_SEQUENCE_STEPS
 from surrogate.training.config import TrainConfig
 from surrogate.training.dataset_kind_rules import kind_rules
 from surrogate.training.device import autocast
@@ -160,10 +161,8 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor,
             with autocast(config, xb.device):
                 prediction = network(xb)
             scaled, logged = reduction.batch_loss(prediction.to(yb.dtype), yb, rows)
-            penalty = regularisation(model, **penalty_args) if penalised else None
-            (scaled if penalty is None else scaled + penalty).backward()
-            if penalty is None:
-                penalty = no_penalty
+            penalty = regularisation(model, **penalty_args) if penalised else no_penalty
+            (scaled + penalty if penalised else scaled).backward()
             if not seen:
                 seen["data"], seen["penalty"] = logged.detach(), penalty.detach()
                 seen["grad_sq"] = gradient_meter().detach()
@@ -191,9 +190,6 @@ def train_epoch(state: TrainingState, config: TrainConfig, x: Tensor, y: Tensor,
     return reduction.epoch_loss(data_sum, n), float(penalty_sum), grad_norms
 
 
-EVALUATION_STEPS = 65536
-"""Time steps (sequences × T) per forward pass of :func:`evaluate_loss` on sequences: the
-recurrence is sequential in T, so batches of many sequences pay."""
 EVALUATION_ROWS = 16384
 """Rows per forward pass of :func:`evaluate_loss` on rows (N, d): a 64-wide layer's
 activations (4 MB) stay in cache; twice as fast as 65,536 rows per pass on one thread
@@ -204,11 +200,12 @@ def evaluate_loss(model: nn.Module, x: Tensor, y: Tensor, batch_size: int | None
                   ) -> float | None:
     """J on a split without gradients (None for an empty split); ``batch_size`` counts rows,
     i.e. time steps of sequences (N, T, d), which go whole into a batch (default
-    :data:`EVALUATION_ROWS` for rows, :data:`EVALUATION_STEPS` for sequences)."""
+    :data:`EVALUATION_ROWS` for rows, the time steps ``predict`` fits into one pass on CPU for
+    sequences, :data:`~surrogate.runs.predict.CPU_SEQUENCE_STEPS`)."""
     if x.shape[0] == 0:
         return None
     if batch_size is None:
-        batch_size = EVALUATION_ROWS if x.ndim == 2 else EVALUATION_STEPS
+        batch_size = EVALUATION_ROWS if x.ndim == 2 else CPU_SEQUENCE_STEPS
     rows = max(1, batch_size // math.prod(x.shape[1:-1]))
     with torch.no_grad():
         total = sum(float(data_loss(model(x[i:i + rows]), y[i:i + rows]))
@@ -216,5 +213,5 @@ def evaluate_loss(model: nn.Module, x: Tensor, y: Tensor, batch_size: int | None
     return total / x.shape[0]
 
 
-__all__ = ["train_epoch", "evaluate_loss", "data_loss", "EVALUATION_ROWS", "EVALUATION_STEPS",
-           "Reduction", "SingleProcess", "EpochStopped"]
+__all__ = ["train_epoch", "evaluate_loss", "data_loss", "EVALUATION_ROWS", "Reduction",
+           "SingleProcess", "EpochStopped"]

@@ -54,15 +54,11 @@ def layer_gradient_meter(model: nn.Module) -> GradientMeter:
 
 
 def total_gradient_meter(model: nn.Module) -> GradientMeter:
-    """Meter of ‖∂J/∂θ‖² over all parameters (the global norm² before clipping), shape (1,)."""
+    """Meter of ‖∂J/∂θ‖² over all parameters (the global norm² before clipping), shape (1,):
+    every parameter in one group."""
     params = list(model.parameters())
-    reference = params[0]
-
-    def square() -> Tensor:
-        grads = [p.grad.pow(2).sum() for p in params if p.grad is not None]
-        return torch.stack(grads).sum().reshape(1) if grads else reference.new_zeros(1)
-
-    return square
+    index = torch.zeros(len(params), dtype=torch.long, device=params[0].device)
+    return _grouped_squares(params, index, 1, params[0].detach())
 
 
 __all__ = ["GradientMeter", "layer_gradient_meter", "total_gradient_meter"]
