@@ -1,22 +1,43 @@
-"""README and docs/: size, no references outside the repository, files they name exist, and
-the README's Python example runs (at reduced size)."""
+"""README and docs/: size, no references outside the repository, files and anchors they link
+exist, results pages stay short, and the README's Python example runs (at reduced size)."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-DOCS = sorted((ROOT / "docs").glob("*.md"))
+DOCS = sorted((ROOT / "docs").rglob("*.md"))
+RESULTS = ROOT / "docs" / "results"
 MAX_README_BYTES = 10_240
+MAX_RESULTS_PAGE_LINES = 400
 REPO_PATH = re.compile(r"(?<![\w/.-])((?:surrogate|fem|datasets|cli|tests|examples|benchmarks"
                        r"|docs)/[\w/.-]*\w\.(?:py|md|sh|toml))")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+
+
+def _anchors(page: Path) -> set[str]:
+    """The heading anchors GitHub gives a page: lower case, punctuation dropped, spaces to
+    hyphens, repeats numbered -1, -2, ... (headings inside fenced code blocks are none)."""
+    seen: dict[str, int] = {}
+    anchors = set()
+    for line in FENCE.sub("", page.read_text(encoding="utf-8")).splitlines():
+        heading = re.match(r"#{1,6} (.+)", line)
+        if not heading:
+            continue
+        slug = "".join(ch for ch in heading.group(1).strip().lower()
+                       if ch.isalnum() or ch in "_- " or unicodedata.category(ch)[0] == "M")
+        slug = slug.replace(" ", "-")
+        anchors.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return anchors
 
 
 def test_readme_is_at_most_10_kb():
@@ -28,25 +49,47 @@ def test_page_names_only_files_of_the_repository(page):
     text = page.read_text(encoding="utf-8")
     missing = sorted({p for p in REPO_PATH.findall(text) if not (ROOT / p).exists()})
     assert not missing, f"{page.name} names missing files: {missing}"
-    for target in LINK.findall(text):
-        if target.startswith(("http://", "https://", "#")):
+    for target in LINK.findall(FENCE.sub("", text)):
+        if target.startswith(("http://", "https://")):
             continue
-        resolved = (page.parent / target.split("#")[0]).resolve()
+        path, _, anchor = target.partition("#")
+        resolved = (page.parent / path).resolve() if path else page
         assert resolved.is_relative_to(ROOT), f"{page.name} links outside the repo: {target}"
         assert resolved.exists(), f"{page.name} links a missing file: {target}"
+        if anchor and resolved.suffix == ".md":
+            assert anchor in _anchors(resolved), f"{page.name} links a missing anchor: {target}"
     assert not re.search(r"\bissues? \d", text, re.I), f"{page.name} speaks of issue numbers"
 
 
 def test_docs_hold_what_the_readme_points_to():
-    names = {p.name for p in DOCS}
-    assert {"cli.md", "results.md", "reliability.md", "architecture.md",
+    names = {p.relative_to(ROOT / "docs").as_posix() for p in DOCS}
+    assert {"cli.md", "results/index.md", "reliability.md", "architecture.md",
             "extending.md"} <= names
+    assert "results.md" not in names, "the results live in docs/results/, one page a topic"
     architecture = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     for equation, path in (("eq. 5.2", "surrogate/models/resnet.py"),
                            ("eq. 2.5", "surrogate/training/penalties.py"),
                            ("eq. 7.2", "fem/problems.py")):
         row = next(line for line in architecture.splitlines() if line.startswith(f"| {equation}"))
         assert path in row
+
+
+def test_results_are_an_index_and_short_pages_with_current_figures_first():
+    pages = sorted(p for p in RESULTS.glob("*.md") if p.name != "index.md")
+    index_links = {t.partition("#")[0] for t in LINK.findall((RESULTS / "index.md").read_text(
+        encoding="utf-8"))}
+    readme_links = {t.partition("#")[0] for t in LINK.findall(README.read_text(encoding="utf-8"))}
+    assert "docs/results/index.md" in readme_links
+    assert len({t for t in readme_links if t.startswith("docs/results/")}) > 3, "README rows"
+    for page in [RESULTS / "index.md", *pages]:
+        lines = page.read_text(encoding="utf-8").splitlines()
+        assert len(lines) <= MAX_RESULTS_PAGE_LINES, f"{page.name}: {len(lines)} lines"
+    for page in pages:
+        assert page.name in index_links, f"index.md does not link {page.name}"
+        headings = [line for line in page.read_text(encoding="utf-8").splitlines()
+                    if line.startswith("## ")]
+        assert headings[0] == "## Current figures", f"{page.name} starts with {headings[0]}"
+        assert headings[-1] == "## History", f"{page.name} ends with {headings[-1]}"
 
 
 @pytest.mark.slow
