@@ -11,7 +11,7 @@ times:
    deterministic and read from ``evaluation.json``, times are not), ``--repeats`` solves each,
    mesh → u_h as ``evaluate`` times them;
 2. ``surrogate gen-data`` and ``surrogate fit`` in subprocesses (``--gen-args``,
-   ``--fit-args``: the recipe of docs/results.md by default), their own recorded seconds;
+   ``--fit-args``: the recipe of docs/results/break-even.md by default), their own recorded seconds;
 3. the FEM contenders again, then the new run's whole-field query (the predictor on the
    domain's finest evaluated level's nodes, points cached, one problem), ``--repeats`` times.
 

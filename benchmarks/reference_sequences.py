@@ -8,7 +8,7 @@ Tasks (``--task``):
   (one learned Δt_i = softplus(ρ_i) per unit, from 1), ``cornn`` (ours through
   :func:`surrogate.fit`, coRNN with the settings of ``examples/fitzhugh_nagumo.sh``) and
   ``cornn-tuned`` (Δt 0.7, γ 1, ε 0.5, lr 2·10⁻², gradient norm clipped at 0.1: chosen by
-  validation RMSE at this budget on seeds 1234–1236, docs/results.md). Ours trains on the
+  validation RMSE at this budget on seeds 1234–1236, docs/results/sequences.md). Ours trains on the
   very arrays their ``data.py`` draws for the same seed (checked against their run), so the
   test sets are the same 1,024 sequences. Reported: test RMSE over all 1,024 sequences and
   over their last batch of 128 (their ``eval`` returns only that batch's loss), at the

@@ -20,7 +20,7 @@
 #          surrogate.models.cornn.forcing_response). The published constants (Table 2.8,
 #          T = 5000: Δt 1.6e-2, γ 94.5, ε 9.5; the authors' script: 0.06, 66, 15) pass on
 #          below 1e-9 of a first-half input and stayed at the baseline here; run them with
-#          CORNN_DT=1.6e-2 CORNN_GAMMA=94.5 CORNN_EPSILON=9.5 CORNN_CLIP= (docs/results.md).
+#          CORNN_DT=1.6e-2 CORNN_GAMMA=94.5 CORNN_EPSILON=9.5 CORNN_CLIP= (docs/results/adding.md).
 #   LSTM   torch's LSTM, 128 units, Adam lr 1e-3 (LSTM_LR; no published setting), the
 #          same-size baseline of the thesis' figure; MODELS="lem cornn lstm" runs all three.
 #   All read out after the last step (--readout last), constant lr, best-validation model.
@@ -33,7 +33,7 @@
 #
 # Cost: the full protocol is hours of CPU per model at T = 2000 (forward + backward through
 # 2000 steps of a 128-unit cell per sequence); run it on a GPU (DEVICE=cuda) or give it the
-# time. Measured on a shared 2-core CPU see docs/results.md ("Adding problem").
+# time. Measured on a shared 2-core CPU: docs/results/adding.md ("T = 2,000: the cost on CPU").
 #
 # Usage:   examples/adding.sh [OUT_DIR]                      (default: adding)
 # Options (environment): T (2000), HIDDEN (128), N_TRAIN (20000), N_VAL (1000), N_TEST (1000),

@@ -20,7 +20,7 @@
 #          LEM_EPOCHS = 1000, because with the paper's 400 we measured test RMSE 4.2e-3
 #          (their 2.4e-3): the error still halves every ~100 epochs at 400 and passes 2e-3
 #          at about 600. Every difference from the authors' recipe, and which ones matter,
-#          is listed in docs/results.md ("At the paper's budget"); the read-out is now
+#          is listed in docs/results/sequences.md (its History); the read-out is now
 #          Kaiming-normal as theirs, the numbers below predate that change. Their code and
 #          ours side by side at their budget: benchmarks/reference_sequences.py.
 #   coRNN  no published settings for this task (the coRNN repository has none; the LEM
@@ -38,7 +38,7 @@
 # Also measured: LEM with the paper's 400 epochs, test RMSE 4.2e-3 (constant lr) and 8.2e-3
 # (cosine to 0 over 400 epochs); coRNN (this setting) passes 4e-3 at about epoch 700.
 # With LEM_ARGS=--learn-dt (one learned Δt per unit, from 1) 400 epochs give 2.0–3.3e-3 on
-# the authors' data for three seeds, where their code gives 2.1–4.4e-3 (docs/results.md).
+# the authors' data for three seeds, where their code gives 2.1–4.4e-3 (docs/results/sequences.md).
 # With CORNN_ARGS="--dt 0.7 --epsilon 0.5 --lr 2e-2 --grad-clip 0.1" (later flags win) coRNN
 # reaches 2.5–4.7e-3 in 400 epochs on six seeds of the authors' data (medians 3.76 and 3.01e-3,
 # the thesis 4e-3); the settings above diverge on some seeds within 400 epochs without a clip.

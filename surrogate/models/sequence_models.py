@@ -79,7 +79,7 @@ def kaiming_readout(model: SequenceModel) -> SequenceModel:
 
     Std √(2/m) against the default's 1/√(3m): 2.4× larger. On FitzHugh–Nagumo (LEM, 16
     units, seed 0) it lowered the best val RMSE after 200 epochs from 1.13·10⁻² to
-    8.4·10⁻³ (docs/results.md)."""
+    8.4·10⁻³ (docs/results/sequences.md)."""
     nn.init.kaiming_normal_(model.readout.weight)
     return model
 

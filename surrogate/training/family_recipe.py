@@ -12,7 +12,7 @@ kind
     pointwise  10 epochs of 2,048
 
 The separable model (``--arch deeponet``) has its own recipe, tuned on the training split of
-a ``radial`` file of 320 problems × 2,000 points (issue 29, docs/results.md): ``params``
+a ``radial`` file of 320 problems × 2,000 points (issue 29, docs/results/break-even.md): ``params``
 inputs, a trunk of depth 3 and width 64 with p = 32 basis functions, SiLU σ, τ from 1 and the
 quadratic output, ``SEPARABLE_EPOCHS`` epochs of mini-batches of 256 rows from lr 5·10⁻³;
 ``--arch deeponet`` alone selects ``params`` inputs.

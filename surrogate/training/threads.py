@@ -4,7 +4,7 @@ Under ``OMP_WAIT_POLICY=PASSIVE`` (:mod:`surrogate.core.thread_settings`, set so
 core beside the fit cannot make it many times slower) an idle OpenMP worker sleeps at once, and
 every parallel region pays to wake it. A mini-batch step of a small network is a few hundred
 tiny regions, so a second thread costs more than it brings. Measured on a quiet 2-core machine
-(seconds per epoch or per run, 1 thread / 2 passive threads; docs/results.md): the family
+(seconds per epoch or per run, 1 thread / 2 passive threads; docs/results/training.md): the family
 ``params`` recipe (1,024 rows × width 128) 6.3 / 9.6, the separable recipe (256 rows, width 64)
 10.3 / 17.4, the demo's Frac-DNN (8,400 rows × width 50, full batch) 1.5 / 1.7, but a
 full-batch ResNet of width 128 (8,400 rows) 17.4 / 13.6. The size that decides is the output
