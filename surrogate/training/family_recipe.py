@@ -65,7 +65,8 @@ ARCH_RECIPES: dict[tuple[str, str], Recipe] = {
         {"inputs": "params", "width": 64, "depth": 3, "basis": 32, "activation": "silu",
          "tau_init": 1.0, "quadratic_output": True},
         {**FAMILY_TRAIN, "lr": 5e-3, "epochs": SEPARABLE_EPOCHS, "batch_size": 256},
-        "issue 29: the separable model tuned on a radial training split (docs/results/break-even.md)"),
+        "issue 29: the separable model tuned on a radial training split "
+        "(docs/results/break-even.md)"),
 }
 """Recipes of one architecture and inputs kind; they take precedence over FAMILY_RECIPES."""
 ARCH_INPUTS = {"deeponet": "params"}
