@@ -7,6 +7,20 @@ from typing import Any
 from surrogate.cli.common import console
 
 
+def _sequence_error_lines(per_sequence: dict[str, Any], pooled: dict[str, Any]) -> list[str]:
+    """One line per split (narrow terminals keep each whole): per-sequence mean / median and
+    the pooled error."""
+    lines = []
+    for name in dict.fromkeys([*per_sequence, *pooled]):
+        value, total = per_sequence.get(name), pooled.get(name)
+        if not value and total is None:
+            continue
+        cells = ([f"{value['mean']:.3e} / {value['median']:.3e}"] if value else []) + \
+            ([f"pooled {total:.3e}"] if total is not None else [])
+        lines.append(f"  {name:<5} " + ", ".join(cells))
+    return lines
+
+
 def _print_sequence_fit_summary(run: Any) -> None:
     """Summary of a sequence run: model, epochs, per-sequence and pooled errors, Δt."""
     metrics = run.metrics
@@ -17,12 +31,9 @@ def _print_sequence_fit_summary(run: Any) -> None:
         f"{config.readout}, {metrics['parameter_count']} parameters",
         f"epochs  {metrics['epochs_run']} ({metrics['stop_reason']}), "
         f"{metrics['wall_time_s']:.1f} s training",
-        "relative L² error per sequence (mean / median)  " + ", ".join(
-            f"{name} {value['mean']:.3e} / {value['median']:.3e}"
-            for name, value in metrics["sequence_relative_l2_error"].items() if value),
-        "relative L² error pooled  " + ", ".join(
-            f"{name} {value:.3e}" for name, value in metrics["relative_l2_error"].items()
-            if value is not None),
+        "relative L² error per sequence (mean / median), pooled",
+        *_sequence_error_lines(metrics["sequence_relative_l2_error"],
+                               metrics["relative_l2_error"]),
     ]
     if metrics.get("dt"):
         lines.append("Δt min / mean / max  " + " / ".join(

@@ -60,7 +60,9 @@ def test_evaluate_writes_json_with_resolved_options_and_prints_tables(runs, tmp_
     result = _invoke("evaluate", runs["resnet"], runs["fdnn"], "--domain", "cube",
                      "--levels", "1-2", "--out", out)
     assert result.exit_code == 0, result.output
-    assert "N0 best" in result.output and "resnet" in result.output
+    assert "sk0 best" in result.output and "resnet" in result.output
+    legend = " ".join(result.output.split())  # the legend line wraps at the console's width
+    assert "sk0 = skfem order 0 (N0)" in legend
     payload = json.loads((out / "evaluation.json").read_text())
     assert payload["options"]["levels"] == [1, 2] and payload["options"]["fem"] == "best"
     assert payload["options"]["slice"] == "x3=0.5" and payload["reference"] == "exact"
@@ -75,7 +77,8 @@ def test_evaluate_writes_json_with_resolved_options_and_prints_tables(runs, tmp_
     assert fem[1] < fem[0]
     # every installed backend with its default orders: skfem's N0 and complete linear (more
     # accurate per level; N0 stays "fem"), then the other backends' candidates
-    assert payload["options"]["fem_orders"] is None and "complete linear best" in result.output
+    assert payload["options"]["fem_orders"] is None and "sk1 best" in result.output
+    assert "sk1 = skfem order 1 (complete linear)" in legend
     assert payload["options"]["fem_backends"] is None
     installed = set(installed_backends())
     for record in payload["records"]:

@@ -3,7 +3,8 @@
 Per test domain: median / p90 relative L² errors over the unseen problems of the FEM rows
 and of each surrogate (finest mesh; every mesh when the near-interface band is reported),
 then the break-even queries N* = one-off / (FEM per query − surrogate per query) per run and
-query kind with every term.
+query kind with every term. FEM rows carry short labels ("ng2 solve L3") explained by a legend
+line under the first table.
 """
 
 from __future__ import annotations
@@ -12,7 +13,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from surrogate.evaluation.family.economics import median_all_text
-from surrogate.evaluation.terminal_tables import Block, Cell, Column, Table, notes, percent
+from surrogate.evaluation.terminal_tables import (
+    Block,
+    Cell,
+    Column,
+    Table,
+    fem_legend,
+    fem_short_label,
+    notes,
+    percent,
+)
 
 REGIONS = {"relative_error": "whole", "inside": "in Ω_train", "outside": "out Ω_train",
            "near_interface": "near interface", "away_from_interface": "away"}
@@ -31,6 +41,35 @@ def draw_line(summary: Mapping[str, Any]) -> str:
             f"{draw['seed']}); reference: {summary['truth']}")
 
 
+def _has_key(row: Mapping[str, Any]) -> bool:
+    """Whether a FEM row names its order (rows of an older evaluation.json only a source)."""
+    return row["kind"] == "fem" and "order" in row
+
+
+def _fem_key(row: Mapping[str, Any]) -> tuple[str, int]:
+    from surrogate.fem.hcurl.registry import OWN_BACKEND
+
+    return str(row.get("backend") or OWN_BACKEND), int(row["order"])
+
+
+def source_name(row: Mapping[str, Any]) -> str:
+    """A row's name: ``ng2 solve L3`` for a FEM (its source in older files), ``params (NN, L3
+    mesh)`` for a surrogate."""
+    if row["kind"] != "fem":
+        return f"{row['source']} (NN, L{row['level']} mesh)"
+    if not _has_key(row):
+        return row["source"]
+    return f"{fem_short_label(*_fem_key(row))} {row.get('method', 'solve')} L{row['level']}"
+
+
+def legend_line(summary: Mapping[str, Any]) -> str | None:
+    """What the FEM rows' short labels and methods stand for (None: no such row)."""
+    rows = [r for table in summary["error_table"].values() for r in table if _has_key(r)]
+    if not rows:
+        return None
+    return fem_legend([_fem_key(r) for r in rows], [str(r.get("method", "solve")) for r in rows])
+
+
 def error_table(summary: Mapping[str, Any], domain: str) -> Table:
     """Median / p90 errors per source on ``domain``; FEM cells are highlighted where the best
     surrogate's median is below theirs."""
@@ -46,8 +85,7 @@ def error_table(summary: Mapping[str, Any], domain: str) -> Table:
     for r in shown:
         median = r["errors"]["relative_error"]["median"]
         beaten = r["kind"] == "fem" and None not in (best, median) and best < median
-        name = r["source"] if r["kind"] == "fem" else f"{r['source']} (NN, L{r['level']} mesh)"
-        out.append((name, _num(r.get("ndofs"), "d") if r.get("ndofs") else "–",
+        out.append((source_name(r), _num(r.get("ndofs"), "d") if r.get("ndofs") else "–",
                     _num((r.get("seconds") or {}).get("median")),
                     *[Cell(f"{percent(r['errors'][k]['median'])} / "
                            f"{percent(r['errors'][k]['p90'])}", beaten) for k in regions]))
@@ -80,20 +118,33 @@ def fem_per_method_lines(label: str, methods: Mapping[str, Any]) -> list[str]:
     per-problem errors, on how many problems it reaches them."""
     if not methods:
         return []
-    cells = [f"{name} {_num(m['seconds']['median'])} s ({m['reached']}/{m['problems']})"
+    cells = [f"{_method_name(name, m)} {_num(m['seconds']['median'])} s "
+             f"({m['reached']}/{m['problems']})"
              for name, m in sorted(methods.items(),
                                    key=lambda kv: kv[1]["seconds"]["median"] or float("inf"))]
     return [f"  {label}, FEM at its per-problem error, median time by backend and order "
             f"(problems reached): " + "; ".join(cells)]
 
 
+def _method_name(name: str, method: Mapping[str, Any]) -> str:
+    """A FEM method's short label ("ng2") where the entry names its backend and order."""
+    if "backend" in method and "order" in method:
+        return fem_short_label(str(method["backend"]), int(method["order"]))
+    return name
+
+
 def family_tables(summary: Mapping[str, Any]) -> list[Block]:
     """Every block ``surrogate evaluate`` prints for family runs, in order."""
     blocks: list[Block] = [draw_line(summary)]
+    legend = legend_line(summary)
     for domain in summary["error_table"]:
-        blocks += [error_table(summary, domain), *break_even_lines(summary, domain)]
+        blocks.append(error_table(summary, domain))
+        if legend is not None:
+            blocks.append(legend)
+            legend = None  # once, under the first table
+        blocks += break_even_lines(summary, domain)
     return blocks + notes(summary)
 
 
 __all__ = ["REGIONS", "break_even_lines", "draw_line", "error_table", "family_tables",
-           "fem_per_method_lines"]
+           "fem_per_method_lines", "legend_line", "source_name"]

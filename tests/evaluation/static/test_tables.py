@@ -32,17 +32,22 @@ SUMMARY = {
 
 
 def test_errors_splits_and_timings_one_row_per_source():
-    errors, split, inside, timing, fastest, reference, note = static_tables(SUMMARY)
+    errors, legend, split, inside, timing, fastest, reference, note = static_tables(SUMMARY)
     assert isinstance(errors, Table) and isinstance(timing, Table)
+    assert errors.title.endswith("(green: below sk0 best)")
     assert [c.header for c in errors.columns] == ["", "part L1\nh=0.5", "part L2\nh=0.25"]
-    assert errors.rows[0] == ("N0 best", "1.00e-02", "5.00e-03")
-    assert errors.rows[1] == ("complete linear best", "4.00e-03", "1.00e-03")
+    assert errors.rows[0] == ("sk0 best", "1.00e-02", "5.00e-03")
+    assert errors.rows[1] == ("sk1 best", "4.00e-03", "1.00e-03")
+    assert legend == ("FEM: sk0 = skfem order 0 (N0), sk1 = skfem order 1 (complete linear); "
+                      "best = best approximation")
     # green where the run is below N0: level 1 (5e-3 < 1e-2), not level 2 (6e-3 > 5e-3)
     assert errors.rows[2] == ("fdnn", Cell("5.00e-03", True), Cell("6.00e-03", False))
-    assert split.rows == (("fdnn", "2.5e-03 / 1.0e-02", "3.0e-03 / 1.2e-02"),)
+    assert split.rows == (("fdnn inside", "2.5e-03", "3.0e-03"),
+                          ("fdnn outside", "1.0e-02", "1.2e-02"))
     assert inside == "volume inside the training domain (finest levels): part L2: 75% in cylinder"
-    assert [row[0] for row in timing.rows] == ["N0 best", "complete linear best", "fdnn (nodes)",
+    assert [row[0] for row in timing.rows] == ["sk0 best", "sk1 best", "fdnn (nodes)",
                                                "fdnn (quad. pts)"]
+    assert "speed-up over sk0 best in brackets" in timing.title
     assert timing.rows[2] == ("fdnn (nodes)", "0.0001 (20×)", "0.0001 (40×)")
     assert timing.rows[3] == ("fdnn (quad. pts)", "0.0002", "0.0002")
     assert fastest == ("part, fdnn: error 6.00e-03 (level 2) in 0.0001 s; most accurate FEM: "
@@ -56,7 +61,7 @@ def test_a_reference_level_shows_as_reference():
     summary = {**SUMMARY, "records": [_record(1, 0.5, 1e-2, 4e-3, 5e-3)]}
     summary["records"][0]["fem"] = {**summary["records"][0]["fem"], "is_reference": True}
     errors = static_tables(summary)[0]
-    assert errors.rows[0] == ("N0 best", "reference")
+    assert errors.rows[0] == ("sk0 best", "reference")
 
 
 def test_another_backends_rows_are_named_and_a_level_above_the_dof_cap_is_blank():
@@ -65,5 +70,8 @@ def test_another_backends_rows_are_named_and_a_level_above_the_dof_cap_is_blank(
     quadratic = {"backend": "ngsolve", "order": 2, "method": "solve", "l2_error": 2e-4,
                  "seconds": {"total": 0.009}}
     records[0]["fem_orders"].append(quadratic)  # level 2: above --fem-max-dofs, not solved
-    errors = static_tables({**SUMMARY, "records": records})[0]
-    assert errors.rows[2] == ("ngsolve: complete quadratic solve", "2.00e-04", "–")
+    errors, legend = static_tables({**SUMMARY, "records": records})[:2]
+    assert errors.rows[2] == ("ng2 solve", "2.00e-04", "–")
+    assert legend.startswith("FEM: sk0 = skfem order 0 (N0), sk1 = skfem order 1 (complete "
+                             "linear), ng2 = ngsolve order 2 (complete quadratic); best = best "
+                             "approximation, solve = mixed solve")
