@@ -16,7 +16,7 @@ Same as:
     surrogate gen-data maxwell --domain cylinder -n 12000 -o demo/pruning/maxwell.h5
     surrogate fit demo/pruning/maxwell.h5 --arch resnet --depth 5 --width 10 --beta 10 \
         --lambda2 3e-3 --prune-every 250 --prune-tol 0.05 -o demo/pruning/resnet
-    surrogate prune demo/pruning/resnet --tol 0.05 -o demo/pruning/resnet-pruned
+    surrogate prune demo/pruning/resnet --prune-tol 0.05 -o demo/pruning/resnet-pruned
 """
 
 from __future__ import annotations
