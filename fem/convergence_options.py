@@ -46,8 +46,8 @@ class ConvergenceOptions:
                           "mesh file (.msh, .vtu, .xdmf, .mesh).")
     levels: tuple[int, ...] = setting((1, 2, 3, 4), doc="Mesh levels: a range '1-5', one level "
                                       "'3' or a list '1,2,4'.", parse=level_tuple, shown="1-4")
-    method: str = setting("best", doc="best: H(curl) best approximation; solve: mixed Maxwell "
-                          "solve (a backend without the best approximation solves).",
+    method: str = setting("best", doc="best: H(curl) best approximation (where the backend "
+                          "offers it); solve: mixed Maxwell solve.",
                           listed=lambda: registry.METHODS)
     solver: str = setting("auto", doc="Linear solver: direct, iterative (CG-HX / MINRES), auto "
                           "by size.", listed=solver_names)
