@@ -160,3 +160,41 @@ def test_options_of_fit_are_listed_in_the_reference():
     fit = dict(_commands())["fit"]
     for option in fit.config_options:
         assert f"`{option.flag} " in section or f"`{option.flag} /" in section, option.flag
+
+
+def test_a_deprecated_spelling_is_a_hidden_alias_with_one_notice():
+    """The machinery, on a config of its own: the old flag sets the field, says so in one
+    line, and given together with the new one is a one-line error."""
+    from dataclasses import dataclass
+
+    from typer.testing import CliRunner
+
+    from surrogate.cli.config_options import OptionGroup
+    from surrogate.cli.generated_command import command_with_options
+    from surrogate.core.typed_config import setting
+
+    @dataclass(frozen=True)
+    class Toy:
+        new_name: int = setting(1, doc="A number.", deprecated=("old-name", "older"))
+        switch: bool = setting(False, doc="A switch.", deprecated=("toggle",))
+
+    group = OptionGroup("toy", {"toy": Toy})
+
+    def show(*, options) -> None:
+        toy = Toy(**options.fields(group))
+        print(toy.new_name, toy.switch)
+
+    toy_app = typer.Typer()
+    toy_app.command()(command_with_options(show, [group]))
+    runner = CliRunner()
+    result = runner.invoke(toy_app, ["--old-name", "7", "--toggle"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "7 True"
+    assert result.stderr.splitlines() == ["warning: --old-name is deprecated; use --new-name",
+                                          "warning: --toggle is deprecated; use --switch"]
+    assert "Formerly --old-name, --older (deprecated)." in runner.invoke(
+        toy_app, ["--help"], env={"COLUMNS": "200"}).stdout
+    both = runner.invoke(toy_app, ["--older", "2", "--new-name", "3"])
+    assert both.exit_code == 2
+    assert both.stderr.splitlines()[-1] == \
+        "error: --older and --new-name are one option; give --new-name only"
