@@ -2,9 +2,11 @@
 
 A field declared with :func:`~surrogate.core.typed_config.setting` becomes ``--<name>`` (``_``
 as ``-``; its ``flag`` renames it, ``short`` adds an alias) with the field's help text, the
-default it shows, its choices (a ``str`` Enum, so ``--help`` lists them) and its panel; a
-``bool`` field becomes ``--name/--no-name``; a tuple field and a ``text`` field are read as
-text that the config parses. Every option defaults to None: "not given".
+default it shows, its choices (a ``str`` Enum, so ``--help`` lists them; ``listed`` choices
+only as the metavar, checked by the config) and its panel; a ``bool`` field becomes
+``--name/--no-name``; a tuple field and a ``text`` field are read as text that the config
+parses. Every option defaults to None: "not given". A field's ``deprecated`` flags become
+hidden aliases (:attr:`ConfigOption.aliases`): the command takes them, with a one-line notice.
 
 Options come in :class:`OptionGroup` s whose *scopes* each have their own config class (the
 architectures of ``fit``, for instance): a field that several scopes share is one option that
@@ -65,6 +67,8 @@ class ConfigOption:
     argument: bool = False
     parse: Any = None
     multiple: bool = False
+    aliases: Mapping[str, tuple[str, Any]] = dataclasses.field(default_factory=dict, repr=False)
+    """Parameter name -> (deprecated flag, annotation) of each old spelling (hidden)."""
 
     @property
     def scopes(self) -> tuple[str, ...]:
@@ -101,7 +105,8 @@ def is_option(f: dataclasses.Field, group: OptionGroup) -> bool:
 
 def _meaning(cls: type, f: dataclasses.Field) -> tuple:
     """What must agree for two scopes' fields to share one flag."""
-    keys = ("doc", "choices", "text", "parse", "multiple", "short", "panel")
+    keys = ("doc", "choices", "text", "parse", "multiple", "short", "panel", "listed",
+            "deprecated")
     return (field_type(cls, f.name), *(f.metadata.get(k) for k in keys))
 
 
@@ -132,10 +137,34 @@ def _declarations(f: dataclasses.Field, kind: type) -> tuple[str, ...]:
     return (flag, short) if short else (flag,)
 
 
+def _metavar(f: dataclasses.Field) -> str | None:
+    """``[a|b]`` of a field's ``listed`` choices, as the registry holds them now."""
+    listed = f.metadata.get("listed")
+    return "[" + "|".join(map(str, listed())) + "]" if listed is not None else None
+
+
+def deprecated_flags(f: dataclasses.Field) -> tuple[str, ...]:
+    """The old flags of field ``f`` (``--backend``), still accepted with a notice."""
+    return tuple("--" + old for old in f.metadata.get("deprecated") or ())
+
+
+def _aliases(f: dataclasses.Field, kind: type) -> dict[str, tuple[str, Any]]:
+    """Parameter name -> (old flag, hidden option of the field's type) per deprecated flag."""
+    aliases = {}
+    for old in deprecated_flags(f):
+        declaration = f"{old}/--no-{old[2:]}" if kind is bool else old
+        info = typer.Option(declaration, hidden=True, metavar=_metavar(f))
+        aliases["deprecated_" + old[2:].replace("-", "_")] = (old, Annotated[kind | None, info])
+    return aliases
+
+
 def _help(group: OptionGroup, owners: list[tuple[str, type, dataclasses.Field]]) -> str:
-    """The field's help, prefixed by its scopes when it is theirs alone, ending in the default."""
+    """The field's help, prefixed by its scopes when it is theirs alone, naming its deprecated
+    spellings, ending in the default."""
     f = owners[0][2]
     doc = f.metadata["doc"]
+    if deprecated_flags(f):
+        doc += f" Formerly {', '.join(deprecated_flags(f))} (deprecated)."
     scopes = [scope for scope, _, _ in owners]
     if len(scopes) < len(group.scopes) and f.name not in _base_field_names(owners[0][1]):
         doc = ", ".join(scopes) + ": " + (doc[0].lower() + doc[1:] if doc[1:2].islower() else doc)
@@ -212,10 +241,11 @@ def group_options(group: OptionGroup) -> list[ConfigOption]:
                                         Annotated[kind, info], argument=True, **extra))
             continue
         info = typer.Option(*_declarations(f, kind),
-                            help=_help(group, entries),
+                            help=_help(group, entries), metavar=_metavar(f),
                             rich_help_panel=f.metadata.get("panel") or None)
         options.append(ConfigOption(flag[2:].replace("-", "_"), flag, f.name, group.name,
-                                    fields, Annotated[kind | None, info], **extra))
+                                    fields, Annotated[kind | None, info],
+                                    aliases=_aliases(f, kind), **extra))
     if group.dispatch:
         first = next(iter(group.scopes.values()))
         field = (_dispatch_base(first) or first).__dataclass_fields__[group.dispatch]
@@ -224,16 +254,18 @@ def group_options(group: OptionGroup) -> list[ConfigOption]:
 
 
 def command_options(groups: list[OptionGroup]) -> list[ConfigOption]:
-    """The options of every group of a command; OptionCollision when two share a flag."""
+    """The options of every group of a command; OptionCollision when two share a flag (or a
+    deprecated spelling)."""
     options = [option for group in groups for option in group_options(group)]
     seen: dict[str, ConfigOption] = {}
     for option in options:
-        other = seen.setdefault(option.name, option)
-        if other is not option:
-            raise OptionCollision(f"{option.flag} is an option of both {other.group} and "
-                                  f"{option.group}")
+        for flag in (option.flag, *(old for old, _ in option.aliases.values())):
+            other = seen.setdefault(flag, option)
+            if other is not option:
+                raise OptionCollision(f"{flag} is an option of both {other.group} and "
+                                      f"{option.group}")
     return options
 
 
-__all__ = ["ConfigOption", "OptionCollision", "OptionGroup", "command_options", "field_type",
-           "flag_of", "group_options", "is_option"]
+__all__ = ["ConfigOption", "OptionCollision", "OptionGroup", "command_options",
+           "deprecated_flags", "field_type", "flag_of", "group_options", "is_option"]

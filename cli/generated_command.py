@@ -3,7 +3,9 @@
 Typer builds a command from its function's signature; :func:`command_with_options` gives a
 small wrapper the signature of the command's own parameters (arguments first, then the
 generated options, then its own options: ``--out``, ``--json``, ...). The wrapper hands the
-generated options to the command as :class:`GivenOptions`, the ones the user gave.
+generated options to the command as :class:`GivenOptions`, the ones the user gave. An old
+spelling of an option (a field's ``deprecated`` flags) sets the option, with one line on
+stderr: ``--backend is deprecated; use --fem-backend``.
 """
 
 from __future__ import annotations
@@ -78,6 +80,23 @@ def _own_flag_hint(group: OptionGroup, scope: str, field: str) -> str:
     return f" ({scope}'s {field} is {flag_of(own)})" if own is not None else ""
 
 
+def _take_aliases(options: list[ConfigOption], kwargs: dict[str, Any]) -> None:
+    """Move the values given under deprecated flags to their options, one notice each;
+    one-line error (exit 2) when an option is given under both spellings."""
+    from surrogate.cli.common import err_console, fail
+
+    for option in options:
+        for name, (old, _) in option.aliases.items():
+            value = kwargs.pop(name)
+            if value is None:
+                continue
+            err_console.print(f"[bold yellow]warning:[/] {old} is deprecated; use "
+                              f"{option.flag}", highlight=False, soft_wrap=True)
+            if kwargs[option.name] is not None:
+                raise fail(f"{old} and {option.flag} are one option; give {option.flag} only")
+            kwargs[option.name] = value
+
+
 def _is_leading(parameter: inspect.Parameter) -> bool:
     """Arguments and the Typer context come before the generated options."""
     if parameter.annotation is typer.Context:
@@ -102,11 +121,15 @@ def command_with_options(func: Callable[..., Any], groups: list[OptionGroup]
                                    default=inspect.Parameter.empty if option.argument else None,
                                    annotation=option.annotation) for option in options]
     generated.sort(key=lambda p: p.default is None)  # the arguments first
+    generated += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                                    annotation=annotation)
+                  for option in options for name, (_, annotation) in option.aliases.items()]
     clash = {p.name for p in own} & {p.name for p in generated}
     if clash:
         raise ValueError(f"{func.__name__}: options {sorted(clash)} are both generated and own")
 
     def command(**kwargs: Any) -> Any:
+        _take_aliases(options, kwargs)
         given = GivenOptions({option: kwargs.pop(option.name) for option in options})
         return func(**kwargs, options=given)
 

@@ -114,12 +114,13 @@ def _section(command: Any, ctx: Any) -> str:
 
 
 def _fem_orders_section() -> str:
-    """The one naming of FEM orders (``--order``, ``--fem-order``, ``--truth-fem-order``)."""
+    """The one naming of FEM orders (``--fem-order``, ``--truth-fem-order``)."""
     from surrogate.fem.hcurl.registry import naming_table
 
     return "\n".join([
         "## FEM orders", "",
-        "Every option that takes a FEM order (`fem convergence --order`, `evaluate --fem-order`, "
+        "Every option that takes a FEM order (`fem convergence --fem-order`, "
+        "`evaluate --fem-order`, "
         "`gen-data maxwell-family --truth-fem-order`) uses NGSolve's numbering of its H(curl) "
         "spaces; releases before it called N0 `1` and the complete-linear space `2` (files "
         "and runs written then are read in their own naming, datasets/FORMAT.md).", "",

@@ -11,12 +11,12 @@ Pruning only after training (``--prune-every 0``) removes the same kind of layer
 step τ ≈ 0.03 is not "≈ 0" for a network that is accurate to 0.5 %: deleting it then
 multiplies the test error several times. Pruning during training avoids that.
 
-Run:  python examples/pruning_demo.py [--out demo/pruning] [--lambda2 3e-3] [--tol 0.05]
+Run:  python examples/pruning_demo.py [--out demo/pruning] [--lambda2 3e-3] [--prune-tol 0.05]
 Same as:
     surrogate gen-data maxwell --domain cylinder -n 12000 -o demo/pruning/maxwell.h5
     surrogate fit demo/pruning/maxwell.h5 --arch resnet --depth 5 --width 10 --beta 10 \
         --lambda2 3e-3 --prune-every 250 --prune-tol 0.05 -o demo/pruning/resnet
-    surrogate prune demo/pruning/resnet --tol 0.05 -o demo/pruning/resnet-pruned
+    surrogate prune demo/pruning/resnet --prune-tol 0.05 -o demo/pruning/resnet-pruned
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("demo/pruning"))
     parser.add_argument("--beta", type=float, default=10.0, help="bias ordering β (paper: 10)")
     parser.add_argument("--lambda2", type=float, default=3e-3, help="τ penalty λ₂")
-    parser.add_argument("--tol", type=float, default=0.05, help="pruning tolerance on τ")
+    parser.add_argument("--prune-tol", type=float, default=0.05, help="pruning tolerance on τ")
     parser.add_argument("--epochs", type=int, default=4000)
     parser.add_argument("--points", type=int, default=12000, help="training data points N")
     parser.add_argument("--optimizer", default="adam")
@@ -51,9 +51,9 @@ def main() -> None:
     run = fit(data, {"arch": "resnet", "depth": 5, "width": 10},
               {"beta": args.beta, "lambda2": args.lambda2, "epochs": args.epochs,
                "optimizer": args.optimizer, "lr": args.lr, "seed": args.seed,
-               "prune_every": args.prune_every or None, "prune_tol": args.tol},
+               "prune_every": args.prune_every or None, "prune_tol": args.prune_tol},
               args.out / "resnet", overwrite=True)
-    report = prune_run(run.path, args.tol, args.out / "resnet-pruned", overwrite=True)
+    report = prune_run(run.path, args.prune_tol, args.out / "resnet-pruned", overwrite=True)
     before = report["relative_l2_error_before"]["test"]
     after = report["relative_l2_error_after"]["test"]
     summary = {"pruned_in_training": run.metrics["pruning"],

@@ -6,13 +6,25 @@ The mesh is written as Gmsh 4.1 ``.msh`` to a temporary name and renamed when co
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from surrogate.core.atomic_files import atomic_path
 from surrogate.core.errors import InputError
+from surrogate.core.typed_config import TypedConfig, setting
 
 EXTRA = "pip install 'surrogate[meshing]'"
+
+
+@dataclass(frozen=True)
+class MeshingOptions(TypedConfig):
+    """How ``surrogate mesh generate`` meshes a shape (the .geo's own settings otherwise)."""
+
+    config_name: ClassVar[str] = "meshing options"
+
+    h: float | None = setting(None, doc="Largest element size (Gmsh's Mesh.MeshSizeMax).",
+                              gt=0.0, shown="the .geo's")
 
 
 def import_gmsh() -> Any:
@@ -33,8 +45,7 @@ def generate_mesh(geo: str | Path, out: str | Path, h: float | None = None) -> d
     geo, out = Path(geo), Path(out)
     if not geo.is_file():
         raise InputError(f"{geo}: no such geometry file")
-    if h is not None and not h > 0:
-        raise InputError(f"--h must be > 0, got {h}")
+    h = MeshingOptions(h=h).h
     if out.suffix.lower() != ".msh":
         raise InputError(f"{out}: the output must be a .msh file")
     gmsh = import_gmsh()

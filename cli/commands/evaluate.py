@@ -78,7 +78,8 @@ def evaluate(
     *,
     options: GivenOptions,
 ) -> None:
-    """L² errors and timings of surrogates vs Nédélec FEM (N0 and complete linear) on test domains.
+    """L² errors and timings of surrogates vs Nédélec FEM (every installed backend, its orders)
+    on test domains.
 
     Runs trained on sequence data (lem, cornn, lstm) are evaluated instead on sequences they
     never saw, rebuilt from their dataset's recipe: unseen signals (the test split), unseen
@@ -92,8 +93,9 @@ def evaluate(
     out/plots --vtk out/vtk
 
     Runs of a problem family (gen-data maxwell-family) are evaluated on K unseen members next
-    to Nédélec FEM, N0 and complete linear (errors per problem, median and p90) with the break-even
-    count N* = (data generation + training) / (FEM per query − surrogate per query).
+    to Nédélec FEM of every chosen backend and order (--fem-backend, --fem-order; errors per
+    problem, median and p90) with the break-even count N* = (data generation + training) /
+    (FEM per query − surrogate per query).
 
     Family example: surrogate evaluate runs/params runs/fields --problems 32 --out out/
     --report

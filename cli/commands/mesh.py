@@ -1,4 +1,5 @@
-"""``surrogate mesh generate|check``: make a tet mesh from a .geo shape, check a mesh file."""
+"""``surrogate mesh generate|check``: make a tet mesh from a .geo shape, check a mesh file
+(``generate``'s options: :class:`~surrogate.fem.gmsh_meshing.MeshingOptions`)."""
 
 from __future__ import annotations
 
@@ -8,20 +9,28 @@ from typing import Annotated
 import typer
 
 from surrogate.cli.common import console, progress_display, user_errors
+from surrogate.cli.config_options import OptionGroup
+from surrogate.cli.generated_command import GivenOptions, command_with_options
 from surrogate.core.json_files import json_text
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")]
 
 
+def meshing_group() -> OptionGroup:
+    """The meshing options: the fields of MeshingOptions."""
+    from surrogate.fem.gmsh_meshing import MeshingOptions
+
+    return OptionGroup("meshing", {"meshing": MeshingOptions})
+
+
 def generate(
     geo: Annotated[Path, typer.Argument(help="Gmsh geometry file (.geo) of a 3-D shape.")],
     out: Annotated[Path, typer.Option("-o", "--out", help="Output mesh (.msh, Gmsh 4.1).")],
-    h: Annotated[float | None, typer.Option(
-        "--h", help="Largest element size (Gmsh's Mesh.MeshSizeMax). \\[default: the .geo's]",
-    )] = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
+    *,
+    options: GivenOptions,
 ) -> None:
     """Mesh a Gmsh .geo shape with tetrahedra; the .msh is a --domain for every command.
 
@@ -29,11 +38,12 @@ def generate(
 
     Example: surrogate mesh generate examples/geometry/torus_section.geo -o torus.msh --h 0.2
     """
-    from surrogate.fem.gmsh_meshing import generate_mesh
+    from surrogate.fem.gmsh_meshing import MeshingOptions, generate_mesh
 
     with user_errors(), progress_display(quiet) as on_progress:
+        meshing = MeshingOptions(**options.fields(meshing_group()))
         on_progress(0, 1, f"meshing {geo.name}")
-        summary = generate_mesh(geo, out, h)
+        summary = generate_mesh(geo, out, meshing.h)
         on_progress(1, 1, f"meshed {geo.name}")
     if as_json:
         typer.echo(json_text(summary), nl=False)
@@ -78,6 +88,6 @@ def check(
 def register(app: typer.Typer) -> None:
     """Attach the ``mesh`` command group (``generate``, ``check``) to ``app``."""
     mesh_app = typer.Typer(no_args_is_help=True, help="Tetrahedral meshes of your own shapes.")
-    mesh_app.command("generate")(generate)
+    mesh_app.command("generate")(command_with_options(generate, [meshing_group()]))
     mesh_app.command("check")(check)
     app.add_typer(mesh_app, name="mesh")

@@ -1,61 +1,44 @@
 """``surrogate predict RUN``: u of a trained surrogate for given problems at given points.
 
-Parses, builds a :class:`~surrogate.predict.to_files.PredictionRequest`, calls
+Its options are the fields of :class:`~surrogate.predict.options.PredictOptions` (generated,
+:mod:`surrogate.cli.config_options`); it builds a
+:class:`~surrogate.predict.to_files.PredictionRequest`, calls
 :func:`~surrogate.predict.to_files.predict_to_files` and prints; no numerics here.
 """
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from surrogate.cli.common import err_console, progress_display, user_errors
+from surrogate.cli.config_options import OptionGroup
+from surrogate.cli.generated_command import GivenOptions, command_with_options
 from surrogate.core.json_files import json_text
 
 
-class Device(str, Enum):
-    cpu = "cpu"
-    cuda = "cuda"
-    auto = "auto"
+def predict_group() -> OptionGroup:
+    """The prediction options: the fields of PredictOptions."""
+    from surrogate.predict.options import PredictOptions
 
-
-class Precision(str, Enum):
-    float32 = "float32"
-    float64 = "float64"
+    return OptionGroup("predict", {"predict": PredictOptions})
 
 
 def predict(
     run: Annotated[Path, typer.Argument(help="A run directory (what `surrogate fit` wrote).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="The HDF5 file to write (.h5).")]
     = Path("prediction.h5"),
-    params: Annotated[Path | None, typer.Option(
-        help="Problems of a family run, one row per problem: the family's parameters (CSV "
-             "with a header naming them, any order, or NPY in the family's order); for a "
-             "`fields` run, its sensor values in the run's sensor order.")] = None,
-    domain: Annotated[str | None, typer.Option(
-        help="Predict at the nodes of this domain's mesh: a built-in domain or a mesh file "
-             "(.msh, .vtu, ...).")] = None,
-    level: Annotated[int, typer.Option(help="Refinement level of --domain's mesh.", min=1)]
-    = 3,
-    points: Annotated[str | None, typer.Option(
-        help="Predict at these points: CSV (x1,x2,x3 or x,y,z header optional), NPY or "
-             "FILE.h5[:DATASET], one point per row.")] = None,
     vtk: Annotated[Path | None, typer.Option(
         help="Also write a ParaView series here: u.pvd with one .vtu per problem (u, |u|).")]
     = None,
-    strict: Annotated[bool, typer.Option(
-        "--strict", help="Refuse parameters outside the training box (default: warn per "
-                         "row).")] = False,
-    device: Annotated[Device, typer.Option(help="Where the network runs.")] = Device.cpu,
-    dtype: Annotated[Precision, typer.Option(help="Float type of the computation and of u.")]
-    = Precision.float32,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
     = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")]
     = False,
+    *,
+    options: GivenOptions,
 ) -> None:
     """Evaluate a trained surrogate: u for every problem at every point, written to HDF5.
 
@@ -68,11 +51,11 @@ def predict(
     --vtk out/u   (mu.csv: a header `k,a,b,alpha,p,w`, then one problem per line)
     """
     with user_errors():
+        from surrogate.predict.options import PredictOptions
         from surrogate.predict.to_files import PredictionRequest, predict_to_files
 
-        request = PredictionRequest(run=run, out=out, params=params,
-                                    domain=domain, level=level, points=points, vtk=vtk,
-                                    strict=strict, device=device.value, dtype=dtype.value)
+        typed = PredictOptions(**options.fields(predict_group()))
+        request = PredictionRequest(run=run, out=out, options=typed, vtk=vtk)
 
         def warn(line: str) -> None:
             from rich.markup import escape
@@ -93,4 +76,4 @@ def predict(
 
 def register(app: typer.Typer) -> None:
     """Attach ``predict`` to ``app``."""
-    app.command("predict")(predict)
+    app.command("predict")(command_with_options(predict, [predict_group()]))

@@ -40,7 +40,7 @@ def gen_fitzhugh_nagumo(
     *,
     options: GivenOptions,
 ) -> None:
-    """FitzHugh-Nagumo sequences (LEM paper, eq. 5.117) into an HDF5 dataset (+ <out>.json).
+    """FitzHugh-Nagumo sequences (LEM paper, equation 5.117) into an HDF5 dataset (+ <out>.json).
 
     v' = v - v³/3 - w + I_ext, w' = τ (v + a - b w) (I_ext = 0.5, τ = 0.02, a = 0.7,
     b = 0.8), v(0) ~ U(-1, 1), w(0) = 0, RK45 on [0, t_end] sampled at t_n = t_end n/N.

@@ -1,4 +1,5 @@
-"""``surrogate fit`` and ``surrogate prune``: training and pruning of surrogates.
+"""``surrogate fit`` and ``surrogate prune``: training and pruning of surrogates (``prune``'s
+options: :class:`~surrogate.training.prune_options.PruneOptions`).
 
 ``fit``'s options are generated from the typed configs (:mod:`surrogate.cli.config_options`):
 one option per field of every registered architecture's config (each scoped to the
@@ -184,10 +185,15 @@ def _launch(nproc: int) -> None:
     raise typer.Exit(code=result.exit_code)
 
 
+def prune_group() -> OptionGroup:
+    """The pruning options: the fields of PruneOptions."""
+    from surrogate.training.prune_options import PruneOptions
+
+    return OptionGroup("prune", {"prune": PruneOptions})
+
+
 def prune(
     run_dir: Annotated[Path, typer.Argument(help="Run directory written by `surrogate fit`.")],
-    tol: Annotated[float, typer.Option(help="Delete hidden layers with learned τ < tol.")]
-    = 0.05,
     out: Annotated[Path | None, typer.Option("-o", "--out", help="Directory of the pruned run. "
                                              "\\[default: <run_dir>-pruned]")] = None,
     data: Annotated[Path | None, typer.Option(help="The run's dataset, if it has moved "
@@ -196,16 +202,20 @@ def prune(
                                             "--out.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
+    *,
+    options: GivenOptions,
 ) -> None:
     """Delete layers with negligible τ, re-evaluate, write the pruned run (+ prune.json).
 
-    Example: surrogate prune runs/resnet --tol 0.05 -o runs/resnet-pruned
+    Example: surrogate prune runs/resnet --prune-tol 0.05 -o runs/resnet-pruned
     """
     out = out if out is not None else run_dir.with_name(run_dir.name + "-pruned")
     with user_errors():
+        from surrogate.training.prune_options import PruneOptions
         from surrogate.training.pruning import prune_run
 
-        report = prune_run(run_dir, tol, out, data=data, overwrite=overwrite)
+        typed = PruneOptions(**options.fields(prune_group()))
+        report = prune_run(run_dir, typed.prune_tol, out, data=data, overwrite=overwrite)
         write_json_file(out / "prune.json", report)
     if as_json:
         typer.echo(json_text(report), nl=False)
@@ -216,4 +226,4 @@ def prune(
 def register(app: typer.Typer) -> None:
     """Attach ``fit`` (its options from the registry as it is now) and ``prune`` to ``app``."""
     app.command("fit")(command_with_options(fit, [model_group(), train_group()]))
-    app.command("prune")(prune)
+    app.command("prune")(command_with_options(prune, [prune_group()]))

@@ -27,7 +27,9 @@ def setting(default: Any = dataclasses.MISSING, *, doc: str, panel: str = "",
             lt: float | None = None, choices: Sequence[str] | None = None,
             shown: str | None = None, flag: str | None = None, short: str | None = None,
             text: bool = False, parse: Callable[[Any], Any] | None = None,
-            multiple: bool = False, cli: bool = True) -> Any:
+            multiple: bool = False, cli: bool = True,
+            listed: Callable[[], Sequence[str]] | None = None,
+            deprecated: Sequence[str] = ()) -> Any:
     """A dataclass field with its help text ``doc``, bounds, ``choices`` and CLI ``panel``.
 
     ``shown`` replaces the default in the help (e.g. ``"learned"`` for ``tau=None``). The
@@ -36,12 +38,16 @@ def setting(default: Any = dataclasses.MISSING, *, doc: str, panel: str = "",
     that the config's reader parses (``tau``: ``learned`` or a number), or ``parse`` turns
     into the field's value (or into a mapping of fields); ``multiple`` makes it repeatable
     (a tuple); ``cli=False`` gives the field no option (its value comes from the data, a file
-    or another field's option).
+    or another field's option). ``listed`` returns the values ``--help`` lists when the app is
+    built, for choices a registry holds and the config checks itself (a value registered
+    later is accepted; a wrong one is the config's one-line error); ``deprecated`` names old
+    flags (``"backend"``) still accepted, each with a one-line notice.
     """
     metadata = {"doc": doc, "panel": panel, "ge": ge, "gt": gt, "le": le, "lt": lt,
                 "choices": tuple(choices) if choices is not None else None, "shown": shown,
                 "flag": flag, "short": short, "text": text or parse is not None,
-                "parse": parse, "multiple": multiple, "cli": cli}
+                "parse": parse, "multiple": multiple, "cli": cli, "listed": listed,
+                "deprecated": tuple(deprecated)}
     return dataclasses.field(default=default, metadata=metadata)
 
 

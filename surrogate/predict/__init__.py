@@ -11,5 +11,6 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "point_sets": ("PointSet",),
     "parameters": ("parameter_rows", "outside_box"),
     "tables": ("read_table",),
+    "options": ("PredictOptions",),
     "to_files": ("PredictionRequest", "predict_to_files"),
 })

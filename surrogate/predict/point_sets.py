@@ -36,7 +36,8 @@ class PointSet:
 
     @classmethod
     def from_domain(cls, domain: str | os.PathLike, level: int) -> PointSet:
-        """The nodes of a built-in domain's or a mesh file's mesh at ``level`` (>= 1)."""
+        """The nodes of a built-in domain's or a mesh file's mesh at ``level`` (from the
+        domain's ``min_level``: 0 on the cube)."""
         from surrogate.fem.domains import get_domain
 
         resolved = get_domain(os.fspath(domain) if isinstance(domain, os.PathLike) else domain)

@@ -26,10 +26,11 @@ from torch import Tensor
 
 from surrogate.core.errors import InputError
 from surrogate.models.config import POINT_COLUMNS
+from surrogate.predict.options import DTYPE_CHOICES
 from surrogate.predict.point_sets import PointSet
 from surrogate.runs.predict import CPU_BATCH, GPU_BATCH
 
-DTYPES = {"float32": torch.float32, "float64": torch.float64}
+DTYPES = {name: getattr(torch, name) for name in DTYPE_CHOICES}
 
 
 def _split_model(model: Any) -> tuple[Any, Any]:

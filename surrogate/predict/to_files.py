@@ -1,16 +1,16 @@
 """``surrogate predict``: a run, problems and points in; u as HDF5 (and ParaView files) out.
 
 :func:`predict_to_files` checks every input before any work (InputError, one line each):
-the run, the point set (``--domain`` and ``--level``, or ``--points``), the problems
-(``--params`` for family runs, ``--sensors`` for ``fields`` runs, nothing for a
-single-problem run), parameters outside the training box (a warning per row; an error with
-``strict``). It then predicts blocks of problems and writes them into the HDF5 file, which
-is renamed into place when complete (:mod:`surrogate.predict.outputs`).
+the options (:class:`~surrogate.predict.options.PredictOptions`), the run, the point set
+(``--domain`` and ``--level``, or ``--points``), the problems (``--params``: a family run's
+parameters, or a ``fields`` run's sensor values; nothing for a single-problem run),
+parameters outside the training box (a warning per row; an error with ``strict``). It then
+predicts blocks of problems and writes them into the HDF5 file, which is renamed into place
+when complete (:mod:`surrogate.predict.outputs`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
+from surrogate.predict.options import PredictOptions
 from surrogate.predict.outputs import Progress, prediction_file, write_vtk_series
 from surrogate.predict.parameters import outside_box, parameter_rows
 from surrogate.predict.point_sets import PointSet
@@ -30,58 +31,47 @@ BLOCK_VALUES = 1 << 22
 
 @dataclass(frozen=True)
 class PredictionRequest:
-    """What ``surrogate predict`` was asked for (paths as given)."""
+    """What ``surrogate predict`` was asked for: the run, the HDF5 file to write, the typed
+    options and the ParaView folder (paths as given)."""
 
     run: Path
     out: Path
-    params: Path | None = None
-    sensors: Path | None = None
-    domain: str | None = None
-    level: int = 3
-    points: str | None = None
+    options: PredictOptions
     vtk: Path | None = None
-    strict: bool = False
-    device: str = "cpu"
-    dtype: str = "float32"
 
 
-def point_set_of(request: PredictionRequest) -> PointSet:
-    """The points of ``--domain``/``--level`` or ``--points`` (exactly one of the two)."""
-    if (request.domain is None) == (request.points is None):
-        raise InputError("give the points with either --domain (and --level) or --points")
-    if request.points is not None:
-        return PointSet.from_file(request.points)
-    return PointSet.from_domain(request.domain, request.level)
+def point_set_of(options: PredictOptions) -> PointSet:
+    """The points of ``--domain``/``--level`` or ``--points`` (the options hold one of them)."""
+    if options.points is not None:
+        return PointSet.from_file(options.points)
+    return PointSet.from_domain(options.domain, options.level)
 
 
-def problems_of(request: PredictionRequest, run: Any, warn: Callable[[str], None]
+def problems_of(options: PredictOptions, run: Any, warn: Callable[[str], None]
                 ) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """(params (B, p) or None, sensor values (B, q) or None) of the request, checked."""
+    """(params (B, p) or None, sensor values (B, q) or None) of ``--params``, checked: a
+    ``fields`` run reads its sensor values there, any other family run its parameters."""
     from surrogate.predict.tables import read_table
 
     family = run.dataset.get("family")
     kind = str(getattr(run.model_config, "inputs", "pointwise"))
     if family is None:
-        if request.params is not None or request.sensors is not None:
+        if options.params is not None:
             raise InputError(f"run {run.path} was trained on one problem; it predicts that "
-                             "problem: drop --params / --sensors")
+                             "problem: drop --params")
         return None, None
-    if kind == "fields" and request.sensors is None:  # --params holds a fields run's sensors
-        request = dataclasses.replace(request, params=None, sensors=request.params)
-    if (request.params is None) == (request.sensors is None):
-        what = "--params (or --sensors)" if kind == "fields" else "--params"
+    if options.params is None:
+        what = "--params (its sensor values)" if kind == "fields" else "--params"
         raise InputError(f"run {run.path} is a {family!r} family run: give the problems with "
                          f"{what}, one row per problem")
-    if request.sensors is not None:
-        if kind != "fields":
-            raise InputError(f"--sensors: run {run.path} has inputs {kind!r}; give --params")
+    if kind == "fields":
         names = tuple((run.dataset.get("sensors") or {}).get("names") or ())
-        return None, parameter_rows(read_table(request.sensors), names)
+        return None, parameter_rows(read_table(options.params), names)
     names = tuple(run.dataset.get("param_names") or ())
-    params = parameter_rows(read_table(request.params), names)
+    params = parameter_rows(read_table(options.params), names)
     box = run.dataset.get("param_box")
     lines = [] if box is None else outside_box(params, names, np.asarray(box, dtype=float))
-    if lines and request.strict:
+    if lines and options.strict:
         others = len(lines) - 1
         more = f" (and {others} more row{'s' if others > 1 else ''})" if others else ""
         raise InputError(f"--strict: {lines[0]}{more}")
@@ -106,10 +96,11 @@ def predict_to_files(request: PredictionRequest, *, on_progress: Progress | None
 
     if request.out.suffix.lower() not in (".h5", ".hdf5"):
         raise InputError(f"-o {request.out}: the output is an HDF5 file (.h5)")
+    options = request.options
     run = load_run(request.run)
-    points = point_set_of(request)
-    params, sensors = problems_of(request, run, warning)
-    predictor = Predictor(run, points, device=request.device, dtype=request.dtype)
+    points = point_set_of(options)
+    params, sensors = problems_of(options, run, warning)
+    predictor = Predictor(run, points, device=options.device, dtype=options.dtype)
     problems = 1 if params is None and sensors is None else len(
         params if params is not None else sensors)
     n_out = int(run.normalisation.out_features)
@@ -131,7 +122,7 @@ def predict_to_files(request: PredictionRequest, *, on_progress: Progress | None
     summary: dict[str, Any] = {
         "output": str(request.out), "run": str(run.path), "problems": problems,
         "points": len(points), "points_source": points.source, "inputs": predictor.kind,
-        "separable": predictor.separable, "dtype": request.dtype,
+        "separable": predictor.separable, "dtype": options.dtype,
         "device": str(predictor.device), "seconds": seconds, "warnings": warnings}
     if request.vtk is not None:
         import h5py

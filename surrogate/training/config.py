@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from surrogate.core.errors import InputError
 from surrogate.core.typed_config import TypedConfig, setting
 from surrogate.models.registry import model_option_names
+from surrogate.training.prune_options import prune_tol_field
 
 OPTIMIZERS = ("adam", "sgd", "lbfgs")
 SCHEDULES = ("cosine", "step", "plateau", "none")
@@ -107,7 +108,7 @@ class TrainConfig(TypedConfig):
     dtype: str = setting("float32", doc="Float type.", panel=RUN, choices=DTYPES)
     prune_every: int | None = setting(None, doc="Prune layers with τ < --prune-tol every K "
                                       "epochs.", panel=PENALTIES, ge=1)
-    prune_tol: float = setting(0.05, doc="Pruning tolerance.", panel=PENALTIES, ge=0.0)
+    prune_tol: float = prune_tol_field(panel=PENALTIES)
     grad_clip: float | None = setting(None, doc="Clip the gradient norm.", panel=OPTIMISER,
                                       gt=0.0)
     lbfgs_history: int = setting(20, doc="History size of L-BFGS.", panel=OPTIMISER, ge=1)

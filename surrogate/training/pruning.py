@@ -25,6 +25,7 @@ from surrogate.runs.save import save_run
 from surrogate.training.config import TrainConfig
 from surrogate.training.data import network_dataset
 from surrogate.training.optimiser import make_optimizer, make_scheduler
+from surrogate.training.prune_options import PruneOptions
 from surrogate.training.split_metrics import dataset_classes, split_accuracies, split_errors
 from surrogate.training.state import TrainingState
 
@@ -61,8 +62,9 @@ def prune_run(run_dir: str | os.PathLike, tol: float, out_dir: str | os.PathLike
     The report holds the τ before/after, the removed layers (indices into the source
     run's τ; the original layer numbers where the run was already pruned in training), the
     depth and parameter counts, and the relative L² errors on train/val/test before and
-    after (physical units).
+    after (physical units). ``tol`` is checked as ``prune --prune-tol`` is (:class:`PruneOptions`).
     """
+    tol = PruneOptions(prune_tol=tol).prune_tol
     run = load_run(run_dir)
     if architecture_spec(run.model_config.arch).kind != "pointwise":
         raise InputError(f"{run_dir} is a {run.model_config.arch} run; prune deletes τ-layers of "

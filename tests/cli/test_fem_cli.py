@@ -4,6 +4,7 @@ import json
 import sys
 
 import pytest
+import typer.main
 from typer.testing import CliRunner
 
 from surrogate.cli.app import app
@@ -44,7 +45,7 @@ def test_convergence_json_quiet_and_solver(tmp_path):
 
 def test_convergence_order_1_rates_through_the_cli():
     """Order 1 (complete linear): L² rate ≈ 2, curl rate ≈ 1 on the cube, 2 DOFs per edge."""
-    result = runner.invoke(app, ["fem", "convergence", "--order", "1", "--levels", "1-3",
+    result = runner.invoke(app, ["fem", "convergence", "--fem-order", "1", "--levels", "1-3",
                                  "--method", "solve", "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
@@ -54,17 +55,17 @@ def test_convergence_order_1_rates_through_the_cli():
     assert min(r["l2_rate"] for r in rows[1:]) >= 1.9
     assert all(0.9 <= r["curl_l2_rate"] <= 1.2 for r in rows[1:])
     assert rows[0]["solver"]["method"] == "direct-split"
-    table = runner.invoke(app, ["fem", "convergence", "--order", "1", "--levels", "1"])
+    table = runner.invoke(app, ["fem", "convergence", "--fem-order", "1", "--levels", "1"])
     assert "skfem order 1 (complete linear) best on cube" in table.output
 
 
 def test_ngsolve_complete_quadratic_reaches_n0_level_5s_error_on_level_1():
-    """`--backend ngsolve --order 2` (complete quadratic): ≤ 0.17 % relative L² on the cube's
-    level 1 (N0 level 5's error) and observed L² rates ≥ 2.8 over levels 1–3."""
+    """`--fem-backend ngsolve --fem-order 2` (complete quadratic): ≤ 0.17 % relative L² on the
+    cube's level 1 (N0 level 5's error) and observed L² rates ≥ 2.8 over levels 1–3."""
     pytest.importorskip("ngsolve")
     result = runner.invoke(app, ["fem", "convergence", "--domain", "cube", "--levels", "1-3",
-                                 "--backend", "ngsolve", "--order", "2", "--method", "solve",
-                                 "--json"])
+                                 "--fem-backend", "ngsolve", "--fem-order", "2", "--method",
+                                 "solve", "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     rows = payload["rows"]
@@ -76,8 +77,8 @@ def test_ngsolve_complete_quadratic_reaches_n0_level_5s_error_on_level_1():
 
 def test_asking_for_a_missing_ngsolve_is_one_line_and_exit_2(monkeypatch):
     monkeypatch.setitem(sys.modules, "ngsolve", None)
-    result = runner.invoke(app, ["fem", "convergence", "--backend", "ngsolve", "--order", "2",
-                                 "--method", "solve", "--levels", "1"])
+    result = runner.invoke(app, ["fem", "convergence", "--fem-backend", "ngsolve", "--fem-order",
+                                 "2", "--method", "solve", "--levels", "1"])
     assert result.exit_code == 2
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "pip install 'surrogate[ngsolve]'" in lines[0], result.stderr
@@ -86,10 +87,13 @@ def test_asking_for_a_missing_ngsolve_is_one_line_and_exit_2(monkeypatch):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--order", "2"], "unknown FEM order '2' for the skfem backend; choose one of: 0 = N0, "
-                       "1 = complete linear"),
-    (["--backend", "fenics"], "unknown FEM backend 'fenics'"),
-    (["--order", "two"], "unknown FEM order 'two'"),
+    (["--fem-order", "2"], "unknown FEM order 2 for the skfem backend; choose one of: 0 = N0, "
+                           "1 = complete linear"),
+    (["--fem-backend", "fenics"], "unknown FEM backend 'fenics'"),
+    (["--fem-order", "two"], "unknown FEM order 'two'"),
+    (["--fem-threads", "0"], "--fem-threads must be an integer >= 1"),
+    (["--backend", "skfem", "--fem-backend", "skfem"], "--backend and --fem-backend are one "
+                                                       "option"),
     (["--domain", "torus"], "unknown domain 'torus'"),
     (["--levels", "0-2"], "levels start at 1"),
     (["--levels", "3-1"], "inverted range"),
@@ -102,9 +106,49 @@ def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
     out = tmp_path / "x.json"
     result = runner.invoke(app, ["fem", "convergence", *args, "--out", str(out)])
     assert result.exit_code == 2
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    lines = [line for line in result.stderr.splitlines()
+             if line.strip() and not line.startswith("warning:")]
     assert len(lines) == 1 and message in lines[0], result.stderr
     assert not out.exists()
+
+
+def test_old_spellings_work_with_one_deprecation_line_each():
+    """--backend/--order/--threads: the --fem-* options for one release, a notice each."""
+    old = runner.invoke(app, ["fem", "convergence", "--backend", "skfem", "--order", "1",
+                              "--threads", "1", "--levels", "1", "--method", "solve", "--json"])
+    new = runner.invoke(app, ["fem", "convergence", "--fem-backend", "skfem", "--fem-order", "1",
+                              "--fem-threads", "1", "--levels", "1", "--method", "solve",
+                              "--json"])
+    assert old.exit_code == 0 and new.exit_code == 0, old.output
+    assert old.stderr.splitlines() == [f"warning: --{name} is deprecated; use --fem-{name}"
+                                       for name in ("backend", "order", "threads")]
+    assert new.stderr == ""
+    old_rows, new_rows = json.loads(old.stdout)["rows"], json.loads(new.stdout)["rows"]
+    assert json.loads(old.stdout)["options"] == json.loads(new.stdout)["options"]
+    assert [r["ndofs"] for r in old_rows] == [r["ndofs"] for r in new_rows] == [196]
+    assert old_rows[0]["l2_error"] == pytest.approx(new_rows[0]["l2_error"], rel=1e-12)
+
+
+def test_the_table_fits_80_columns(monkeypatch):
+    """Title and rows of the table within 80 columns, the worst case of every column too."""
+    from surrogate.cli.commands import fem
+
+    monkeypatch.setenv("COLUMNS", "80")
+    result = runner.invoke(app, ["fem", "convergence", "--levels", "1-2", "--fem-order", "1"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.rstrip("\n").splitlines()
+    assert "skfem order 1 (complete linear) best on cube (maxwell)" in result.stdout
+    assert lines and max(len(line.rstrip()) for line in lines) <= 80
+    row = {"level": 5, "h": 0.03125, "ndofs": 9_999_999, "l2_error": 1.2e-10, "l2_rate": 4.99,
+           "curl_l2_error": 3.3e-9, "curl_l2_rate": -1.02, "seconds": 12345.6,
+           "solver": {"method": "iterative-split", "iterations": 12345}}
+    options = {"backend": "ngsolve", "order": 4, "method": "solve", "problem": "maxwell",
+               "domain": "examples/geometry/torus_section.msh"}
+    with fem.console.capture() as captured:
+        fem._print_table(options, [row])
+    text = captured.get()
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
+    assert "9999999" in text and "iterative-split" in text and "12345.6" in text
 
 
 def test_help_has_example_and_choices():
@@ -112,4 +156,10 @@ def test_help_has_example_and_choices():
     assert result.exit_code == 0
     assert "Example: surrogate fem convergence" in result.output
     assert "[best|solve]" in result.output and "[auto|direct|iterative]" in result.output
-    assert "[skfem|ngsolve]" in result.output
+    assert "[skfem|ngsolve]" in result.output and "[0|1|2|3|4]" in result.output
+    command = typer.main.get_command(app).commands["fem"].commands["convergence"]
+    helps = {param.opts[0]: param.help or "" for param in command.params}
+    for old in ("backend", "order", "threads"):
+        assert f"Formerly --{old} (deprecated)" in helps[f"--fem-{old}"]
+    hidden = sorted(opt for param in command.params if param.hidden for opt in param.opts)
+    assert hidden == ["--backend", "--order", "--threads"]  # accepted, not listed

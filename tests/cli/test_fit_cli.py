@@ -56,14 +56,17 @@ def test_fit_then_prune_end_to_end(data, tmp_path):
     assert config["train"]["lambda2"] == 50.0
     assert config["dataset"]["input_names"] == ["x1", "x2", "x3", "f1", "f2", "f3", "phi"]
     tol = sorted(metrics["taus"])[1] * 1.0001  # removes exactly the smallest hidden step
-    result = runner.invoke(app, ["prune", str(out), "--tol", str(tol), "-o",
+    result = runner.invoke(app, ["prune", str(out), "--prune-tol", str(tol), "-o",
                                  str(tmp_path / "p"), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["depth_after"] == report["depth_before"] - len(report["removed"])
     assert json.loads((tmp_path / "p" / "prune.json").read_text()) == report
+    # the old spelling --tol: the same option for one release, with a one-line notice
     result = runner.invoke(app, ["prune", str(out), "--tol", "0.01", "-o", str(tmp_path / "p2")])
     assert result.exit_code == 0 and "rel. L² error before" in result.stdout
+    assert result.stderr == "warning: --tol is deprecated; use --prune-tol\n"
+    assert json.loads((tmp_path / "p2" / "prune.json").read_text())["tol"] == 0.01
 
 
 def test_config_file_with_flag_overrides_is_written_into_the_run(data, tmp_path):

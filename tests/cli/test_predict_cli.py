@@ -97,6 +97,31 @@ def test_predict_equals_evaluates_values_and_writes_a_pvd_paraview_reads(runs, t
                                    np.linalg.norm(u[b], axis=1), rtol=1e-6)
 
 
+def test_level_0_of_the_cube_is_its_8_corners_and_other_domains_start_at_1(runs, tmp_path):
+    """The cube has a level 0 (one cell, 6 tets): predict takes it, with evaluate's values."""
+    mu = _mu(2)
+    out = tmp_path / "u.h5"
+    result = _invoke("predict", runs["resnet"], "--params", _params_csv(tmp_path / "mu.csv", mu),
+                     "--domain", "cube", "--level", "0", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "u of 2 problem(s) at 8 points (cube level 0 nodes)" in result.stdout
+    evaluate = FamilyPredictor.from_run("run", load_run(runs["resnet"]), None)
+    family = get_family("radial")
+    with h5py.File(out) as fh:
+        u, points, cells = fh["u"][()], fh["points"][()], fh["cells"][()]
+    assert cells.shape == (6, 4) and u.shape == (2, 8, 3)
+    assert sorted(map(tuple, points.tolist())) == [(x, y, z) for x in (0.0, 1.0)
+                                                   for y in (0.0, 1.0) for z in (0.0, 1.0)]
+    expected = np.stack([evaluate(points, family.problem(m)) for m in mu])
+    np.testing.assert_allclose(u, expected, rtol=2e-5, atol=2e-6 * np.abs(expected).max())
+    _one_line_error(_invoke("predict", runs["resnet"], "--params", tmp_path / "mu.csv",
+                            "--domain", "cylinder", "--level", "0", "-o", tmp_path / "c.h5"),
+                    "mesh level must be an integer >= 1, got 0")
+    _one_line_error(_invoke("predict", runs["resnet"], "--params", tmp_path / "mu.csv",
+                            "--domain", "cube", "--level", "-1", "-o", tmp_path / "c.h5"),
+                    "level must be an integer >= 0, got -1")
+
+
 def test_points_from_csv_npy_and_hdf5_and_float64(runs, tmp_path):
     points = np.random.default_rng(0).uniform(0, 1, (7, 3))
     (tmp_path / "p.csv").write_text("x,y,z\n" + "\n".join(",".join(repr(float(v)) for v in p)

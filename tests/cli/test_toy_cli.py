@@ -45,7 +45,7 @@ def test_circles_fit_reaches_high_test_accuracy(tmp_path):
     assert f"accuracy train {accuracy['train']:.2%}" in result.stdout
 
     # pruning re-measures the accuracy of the pruned network (nothing pruned at tol 0)
-    result = runner.invoke(app, ["prune", str(tmp_path / "run"), "--tol", "0", "-q"])
+    result = runner.invoke(app, ["prune", str(tmp_path / "run"), "--prune-tol", "0", "-q"])
     assert result.exit_code == 0, result.output
     pruned = json.loads((tmp_path / "run-pruned" / "metrics.json").read_text())
     assert pruned["accuracy"] == pytest.approx(accuracy)
