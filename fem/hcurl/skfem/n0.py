@@ -22,7 +22,7 @@ from skfem import Basis, ElementTetN0, ElementTetP1, MeshTet
 from surrogate.fem.hcurl import forms
 from surrogate.fem.hcurl.errors import error_intorder
 from surrogate.fem.hcurl.errors import hcurl_errors as _hcurl_errors
-from surrogate.fem.hcurl.skfem_solution import SkfemSolution
+from surrogate.fem.hcurl.skfem.solution import SkfemSolution
 from surrogate.fem.hcurl.solvers import solve_hcurl_spd, solve_maxwell_saddle
 from surrogate.fem.mesh_quality import check_mesh
 
