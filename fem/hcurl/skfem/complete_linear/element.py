@@ -32,10 +32,10 @@ from skfem.element.element_hcurl import ElementHcurl
 from skfem.refdom import RefTet
 
 from surrogate.core.errors import InputError
+from surrogate.fem.tet_geometry import edge_gauss_points
 
 _N0 = ElementTetN0()
 _BARY_GRADS = np.array([[-1.0, -1.0, -1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
-_GAUSS_EDGE = np.polynomial.legendre.leggauss(5)  # exact for degree ≤ 9 along an edge
 
 
 class ElementTetCompleteLinear(ElementHcurl):
@@ -95,17 +95,12 @@ def complete_linear_interpolant(mesh: MeshTet, fn, edges: np.ndarray | None = No
     result has length 2·len(edges) and is aligned with :func:`edge_dof_indices` (``edges``).
     The even entries equal N0's ``edge_interpolant`` (5-point Gauss along each edge).
     """
-    idx = np.arange(mesh.edges.shape[1]) if edges is None else np.asarray(edges, dtype=np.int64)
-    a, b = mesh.p[:, mesh.edges[0, idx]].T, mesh.p[:, mesh.edges[1, idx]].T  # (E, 3)
-    s, w = _GAUSS_EDGE
-    s, w = 0.5 * (s + 1.0), 0.5 * w  # Gauss–Legendre on [0, 1]
-    t = b - a
-    pts = (a[None] + s[:, None, None] * t[None]).reshape(-1, 3)  # (G·E, 3), node-major
+    s, w, t, pts = edge_gauss_points(mesh, edges)
     vals = np.asarray(fn(pts), dtype=np.float64)
     if vals.shape != pts.shape:
         raise InputError(f"the field must map (N, 3) points to (N, 3) values, got {vals.shape}")
-    tangential = np.einsum("gec,ec->ge", vals.reshape(len(s), len(idx), 3), t)  # (G, E)
-    out = np.empty((len(idx), 2))
+    tangential = np.einsum("gec,ec->ge", vals.reshape(len(s), len(t), 3), t)  # (G, E)
+    out = np.empty((len(t), 2))
     out[:, 0] = w @ tangential
     out[:, 1] = 3.0 * (w * (1.0 - 2.0 * s)) @ tangential
     return out.ravel()
