@@ -106,7 +106,7 @@ def _n0_forms():
 
 
 def test_hierarchy_reproduces_n0_matrices_and_solutions():
-    """Whitney block of the order-2 systems = N0's (same rules); its solves = n0.py's."""
+    """Whitney block of the complete-linear systems = N0's (same rules); its solves = n0.py's."""
     mesh, problem = get_domain("cube").mesh(2), get_problem("maxwell")
     W = whitney_dofs(mesh.edges.shape[1])
     mass_cc, phi_cc, coupling = _n0_forms()
@@ -171,7 +171,7 @@ def test_rates_best_approximation_levels_2_to_3():
 
 
 def test_iterative_solves_equal_the_direct_ones():
-    """CG-AMG + MINRES-HX split solve and CG with the order-2 auxiliary-space preconditioner
+    """CG-AMG + MINRES-HX split solve and CG with the complete-linear auxiliary-space preconditioner
     give the direct solutions to the solver tolerance."""
     mesh, problem = get_domain("cube").mesh(2), get_problem("maxwell")
     for approximate, method in ((solve_maxwell_complete_linear, "iterative-split"),
@@ -228,15 +228,15 @@ def test_an_order_2_field_in_an_n0_only_path_is_one_input_error_naming_the_order
     from surrogate.fem.vtk import n0_at_nodes
 
     mesh, problem = get_domain("cube").mesh(1), get_problem("maxwell")
-    n2 = solve_maxwell_complete_linear(mesh, problem)
+    linear = solve_maxwell_complete_linear(mesh, problem)
     n0 = best_approximation(mesh, problem)
     x = np.array([[0.5, 0.5, 0.5]])
-    for call in (lambda: evaluate_n0(n2.basis, n2.dofs, x),  # order-2 basis
-                 lambda: evaluate_n0(n0.basis, n2.dofs, x),  # order-2 DOFs, N0 basis
-                 lambda: n0_at_nodes(n0.basis, n2.dofs)):
+    for call in (lambda: evaluate_n0(linear.basis, linear.dofs, x),  # complete-linear basis
+                 lambda: evaluate_n0(n0.basis, linear.dofs, x),  # complete-linear DOFs, N0 basis
+                 lambda: n0_at_nodes(n0.basis, linear.dofs)):
         with pytest.raises(InputError, match="complete-linear field") as info:
             call()
         assert "\n" not in str(info.value)
-    # the nodal projection itself takes an order-2 field with its own basis; P1 fields exactly
-    nodes = n0_at_nodes(n2.basis, complete_linear_interpolant(mesh, _affine))
+    # the nodal projection takes a complete-linear field with its own basis; P1 fields exactly
+    nodes = n0_at_nodes(linear.basis, complete_linear_interpolant(mesh, _affine))
     np.testing.assert_allclose(nodes, _affine(mesh.p.T), atol=1e-12)
