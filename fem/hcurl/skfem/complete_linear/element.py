@@ -112,10 +112,10 @@ def n0_only_error(basis, dofs: np.ndarray, where: str) -> InputError | None:
     n_edges = basis.mesh.edges.shape[1]
     size = np.asarray(dofs).size
     if isinstance(getattr(basis, "elem", None), ElementTetCompleteLinear) or size == 2 * n_edges:
-        return InputError(f"{where} takes lowest-order (N0, 1 DOF per edge) fields, got an "
+        return InputError(f"{where} takes lowest-order (N0, 1 DOF per edge) fields, got a "
                           f"complete-linear field ({size} DOFs = 2 per edge on {n_edges} edges); "
                           "evaluate it with its ElementTetCompleteLinear basis "
-                          "(complete_linear_eval.evaluate_complete_linear)")
+                          "(skfem.complete_linear.evaluate.evaluate_complete_linear)")
     return None
 
 
