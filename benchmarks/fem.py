@@ -27,7 +27,7 @@ import json, math, os, resource, sys, time
 t_import = time.perf_counter()
 import numpy as np
 from skfem import MeshTet
-from surrogate.fem.hcurl import n0
+from surrogate.fem.hcurl.skfem import n0
 from surrogate.fem.problems import get_problem
 n, method, solver = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 problem = get_problem("maxwell")

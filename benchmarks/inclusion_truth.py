@@ -1,19 +1,20 @@
 """Benchmark: the inclusion family's FEM truth and its own error, against a finer solve.
 
-For ``--problems`` draws (seed ``--seed``) of the ``inclusion`` family on the cylinder, the
-mixed solves (eq. 7.1, u × n = 0) of N0 on ``--n0-levels`` (1 2 3) and of complete linear on
-``--n2-levels`` (2 3), and a reference order-1 solve on ``--reference-level`` (4). Per problem
-and as medians: the relative L² difference ‖u_h − u_ref‖/‖u_ref‖ of each solve to the reference
-(on the reference's mesh, :func:`surrogate.fem.families.truth.l2_difference`), the observed
-rates log₂(e_L / e_{L+1}) between successive levels of one order, the truth's own estimated
-error (the truth = order 1 on ``--truth-level``, 3: its difference to the reference) and, per
-FEM solve it judges (N0 up to its level, complete linear below it), the ratio "judged error / truth
-error", whose smallest value the issue wants ≥ 4 (``ratio_ok``: on every problem). Seconds
-per solve (assembly + solve, the mesh built beforehand), thread settings and the load average.
+For ``--problems`` draws (seed ``--seed``) of the ``inclusion`` family on the cylinder, the mixed
+solves (eq. 7.1, u × n = 0) of N0 on ``--n0-levels`` (1 2 3) and of complete linear (order 1) on
+``--complete-linear-levels`` (2 3), and a reference order-1 solve on ``--reference-level`` (4). Per
+problem and as medians: the relative L² difference ‖u_h − u_ref‖/‖u_ref‖ of each solve to the
+reference (on the reference's mesh, :func:`surrogate.fem.families.truth.l2_difference`), the
+observed rates log₂(e_L / e_{L+1}) between successive levels of one order, the truth's own estimated
+error (the truth = order 1 on ``--truth-level``, 3: its difference to the reference) and, per FEM
+solve it judges (N0 up to its level, complete linear below it), the ratio "judged error / truth
+error", whose smallest value the issue wants ≥ 4 (``ratio_ok``: on every problem). Seconds per solve
+(assembly + solve, the mesh built beforehand), thread settings and the load average.
 
 Prints one JSON object. Run: OMP_NUM_THREADS=1 python benchmarks/inclusion_truth.py
 [--problems 3] [--seed 11] [--reference-level 4]   (≈ 20 s per problem on one thread;
-``--n2-levels 2 3 4 --truth-level 4 --reference-level 5``: ≈ 3 min and 10 GB per problem)
+``--complete-linear-levels 2 3 4 --truth-level 4 --reference-level 5``: ≈ 3 min and 10 GB per
+problem)
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def study_problem(problem, args: argparse.Namespace) -> dict:
     from surrogate.fem.families.truth import l2_difference
 
     reference, ref_seconds = _solve(problem, 1, args.reference_level)
-    cases = [(0, lv) for lv in args.n0_levels] + [(1, lv) for lv in args.n2_levels]
+    cases = [(0, lv) for lv in args.n0_levels] + [(1, lv) for lv in args.complete_linear_levels]
     errors, seconds = {}, {_label(1, args.reference_level) + " (reference)": ref_seconds}
     for order, level in cases:
         solution, seconds[_label(order, level)] = _solve(problem, order, level)
@@ -67,7 +68,8 @@ def study_problem(problem, args: argparse.Namespace) -> dict:
     judged = {name: errors[name] / truth for name in _judged(args)}
     return {"mu": [float(v) for v in problem.params],
             "relative_l2_vs_reference": errors,
-            "rates": {**_rates(errors, 0, args.n0_levels), **_rates(errors, 1, args.n2_levels)},
+            "rates": {**_rates(errors, 0, args.n0_levels),
+                      **_rates(errors, 1, args.complete_linear_levels)},
             "truth_error": truth,
             "judged_over_truth_error": judged,
             "smallest_judged_over_truth_error": min(judged.values(), default=None),
@@ -78,7 +80,7 @@ def _judged(args: argparse.Namespace) -> list[str]:
     """The solves the truth judges: N0 on ``--n0-levels`` up to the truth's level, complete linear
     below it (``surrogate evaluate`` runs complete linear below the truth's level only)."""
     return ([_label(0, lv) for lv in args.n0_levels if lv <= args.truth_level]
-            + [_label(1, lv) for lv in args.n2_levels if lv < args.truth_level])
+            + [_label(1, lv) for lv in args.complete_linear_levels if lv < args.truth_level])
 
 
 def _medians(rows: list[dict], key: str) -> dict[str, float]:
@@ -91,12 +93,14 @@ def main() -> None:
     parser.add_argument("--problems", type=int, default=3, help="K inclusion draws")
     parser.add_argument("--seed", type=int, default=11, help="seed of the Sobol draw")
     parser.add_argument("--n0-levels", type=int, nargs="+", default=[1, 2, 3])
-    parser.add_argument("--n2-levels", type=int, nargs="+", default=[2, 3])
+    parser.add_argument("--complete-linear-levels", type=int, nargs="+", default=[2, 3])
     parser.add_argument("--truth-level", type=int, default=3, help="the order-1 truth's level")
     parser.add_argument("--reference-level", type=int, default=4)
     args = parser.parse_args()
-    if args.truth_level not in args.n2_levels or args.reference_level <= max(args.n2_levels):
-        parser.error("--truth-level must be one of --n2-levels, all below --reference-level")
+    linear = args.complete_linear_levels
+    if args.truth_level not in linear or args.reference_level <= max(linear):
+        parser.error("--truth-level must be one of --complete-linear-levels, all below "
+                     "--reference-level")
 
     from surrogate.fem.families import get_family
 
@@ -106,7 +110,7 @@ def main() -> None:
     ratios = [r["smallest_judged_over_truth_error"] for r in rows]
     median_ratio = None if None in ratios else statistics.median(ratios)
     result = {
-        "benchmark": "inclusion_truth.order2-truth-vs-reference",
+        "benchmark": "inclusion_truth.complete-linear-truth-vs-reference",
         "truth": f"complete-linear mixed solve on level {args.truth_level} of cylinder",
         "reference": f"complete-linear mixed solve on level {args.reference_level} of cylinder",
         "problems": rows,

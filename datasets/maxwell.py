@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from surrogate.core.errors import InputError
@@ -15,19 +13,6 @@ from surrogate.datasets.splits import make_splits
 def _streams(seed: int) -> tuple[np.random.Generator, ...]:
     """Independent generators for points, noise and splits from ``SeedSequence(seed)``."""
     return tuple(np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3))
-
-
-def _sample_in_mesh(domain: Any, mesh: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Uniform points in ``domain`` that also lie in ``mesh`` (rejection, vectorised rounds)."""
-    from surrogate.fem.point_evaluation import locate_points
-
-    points = domain.sample(n, rng)
-    for _ in range(100):
-        outside = np.flatnonzero(locate_points(mesh, points) < 0)
-        if outside.size == 0:
-            return points
-        points[outside] = domain.sample(outside.size, rng)
-    raise InputError(f"could not sample {n} points inside the {domain.name} mesh")
 
 
 def add_relative_noise(u: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
@@ -58,14 +43,14 @@ def generate_maxwell(
     mesh_group = fem_group = None
     progress(0, steps, "sampling points")
     if recipe.source == "fem":
-        from surrogate.fem.hcurl.n0 import solve_maxwell
-        from surrogate.fem.point_evaluation import evaluate_n0
+        from surrogate.fem.hcurl.skfem.n0 import solve_maxwell
+        from surrogate.fem.point_evaluation import evaluate_n0, sample_in_mesh
 
         mesh = domain.mesh(recipe.level)
         progress(1, steps, f"solving FEM at level {recipe.level}")
         solution = solve_maxwell(mesh, problem)
         progress(2, steps, "sampling points")
-        points = _sample_in_mesh(domain, mesh, recipe.n, rng_points)
+        points = sample_in_mesh(domain, mesh, recipe.n, rng_points)
         progress(3, steps, "evaluating FEM field")
         u = evaluate_n0(solution.basis, solution.dofs, points, outside="error")
         mesh_group = {"points": np.ascontiguousarray(mesh.p.T),

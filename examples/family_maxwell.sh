@@ -15,17 +15,17 @@
 #        pointwise (x, f(x), φ(x))        the paper's inputs (they cannot tell the members
 #                                         apart: reported as the baseline);
 #   3. evaluate: radial runs on 32 unseen problems on the unit cube (outside the training
-#      cylinder at its corners) next to every FEM backend at levels 0–4, inclusion runs on
-#      the cylinder next to N0 and order 2 at levels 1–3, all judged by the order-2 solve one level finer than
-#      the training data's truth (level 4: its own error is ≈ 4× smaller); errors
-#      per problem (median, p90) and the break-even count
-#      N* = (data generation + training) / (FEM per query − surrogate per query).
+#      cylinder at its corners) next to every FEM backend at levels 0–4, inclusion runs on the
+#      cylinder next to N0 and complete linear (order 1) at levels 1–3, all judged by the
+#      complete-linear solve one level finer than the training data's truth (level 4: its own
+#      error is ≈ 4× smaller); errors per problem (median, p90) and the break-even count N* =
+#      (data generation + training) / (FEM per query − surrogate per query).
 #
 # Usage:   examples/family_maxwell.sh [OUT_DIR]            (default: family_maxwell)
 # Options (environment): PROBLEMS (default 320), POINTS (default 2000), INCL_PROBLEMS (default
 #          PROBLEMS), TRUTH_LEVEL (inclusion's FEM truth, default 3), TRUTH_ORDER (its
 #          order, docs/cli.md's naming: 1 = complete linear, 0 = N0; default 1), EVAL_TRUTH_LEVEL (level
-#          of the order-2 truth that judges the inclusion errors, default TRUTH_LEVEL + 1,
+#          of the complete-linear truth that judges the inclusion errors, default TRUTH_LEVEL + 1,
 #          ≈ 17 s a problem), EPOCHS_PARAMS (default 40), BATCH_PARAMS (default 1024: the
 #          same 20,000 Adam steps as 80 epochs of 2048 in ≈ 60 % of the time), EPOCHS_FIELDS
 #          (default 80), EPOCHS_POINTWISE (default 10), WIDTH (128), DEPTH (6), BATCH
@@ -34,8 +34,8 @@
 #          trained at once, default 1), SEED (default 0), FAMILIES (default "radial
 #          inclusion"), INPUTS (default "params fields pointwise"), OUTPUT_LAYER (quadratic
 #          or linear; default quadratic), SURROGATE (the command).
-# Runtime (2 cores): a few seconds of radial data, minutes of inclusion truth (order 2 at
-#          level 3, ≈ 1 s a problem), 1–11 min of training per run (params: 40 epochs of
+# Runtime (2 cores): a few seconds of radial data, minutes of inclusion truth (complete
+#          linear at level 3, ≈ 1 s a problem), 1–11 min of training per run (params: 40 epochs of
 #          ≈ 7 s; fields: 80 epochs of ≈ 8 s), minutes of radial evaluation at level 4 and
 #          ≈ 12 min of inclusion evaluation (its level-4 truth); about an hour in all.
 # Outputs:  OUT_DIR/data/{radial,inclusion}.h5, OUT_DIR/runs/<family>-<inputs>/,

@@ -15,9 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from surrogate.core.errors import InputError, SolverError
-from surrogate.fem.hcurl.registry import METHODS, check_backend, check_order
-
-SOLVERS = ("auto", "direct", "iterative")
+from surrogate.fem.hcurl.registry import METHODS, check_backend, check_order, check_solver
 
 ProgressCallback = Callable[[int, int, str], None]
 
@@ -33,11 +31,10 @@ def check_study_options(levels: Sequence[int], method: str, solver: str,
                         order: int = 0, backend: str = "skfem") -> list[int]:
     """Validate levels (integers ≥ 1, increasing), method, solver, backend and FEM order;
     return the levels."""
-    check_order(order, check_backend(backend))
+    order = check_order(order, check_backend(backend))
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
-    if solver not in SOLVERS:
-        raise InputError(f"unknown solver {solver!r}; choose one of: {', '.join(SOLVERS)}")
+    check_solver(solver, backend, order)
     levels = [int(level) for level in levels]
     if not levels:
         raise InputError("no mesh level given")

@@ -125,23 +125,30 @@ def locate_points(mesh: MeshTet, points: np.ndarray, tol: float = TOL) -> np.nda
     return point_locator(mesh).locate(points, tol)[0]
 
 
-def locate_with_outside(mesh: MeshTet, points: np.ndarray, outside: str = "error"
-                        ) -> tuple[np.ndarray, np.ndarray]:
-    """(cells (N,), barycentric coordinates (N, 3) of each tet's vertices 1–3) of points
-    (N, 3); ``outside`` as :func:`evaluate_n0` (cells −1 for "nan" points outside; for
-    "extrapolate" the nearest candidate tet, coordinates outside [0, 1])."""
+def containing_cells(mesh: MeshTet, points: np.ndarray, outside: str = "error", *,
+                     hint: bool = True) -> np.ndarray:
+    """The tet (N,) holding each point (N, 3), by the one rule for points outside the mesh:
+    ``outside`` "error" (InputError naming how many; ``hint``: and the other modes), "nan"
+    (cell −1) or "extrapolate" (the nearest candidate tet)."""
     if outside not in OUTSIDE_MODES:
         raise InputError(f"unknown outside={outside!r}; choose one of: {', '.join(OUTSIDE_MODES)}")
     x = as_points(points)
-    locator = point_locator(mesh)
-    cells, nearest = locator.locate(x)
+    cells, nearest = point_locator(mesh).locate(x)
     missing = cells < 0
-    if missing.any():
-        if outside == "error":
-            raise InputError(f"{int(missing.sum())} of {len(x)} points lie outside the mesh; "
-                             "use outside='nan' or outside='extrapolate'")
-        if outside == "extrapolate":
-            cells = np.where(missing, nearest, cells)
+    if missing.any() and outside == "error":
+        raise InputError(f"{int(missing.sum())} of {len(x)} points lie outside the mesh"
+                         + ("; use outside='nan' or outside='extrapolate'" if hint else ""))
+    return np.where(missing, nearest, cells) if outside == "extrapolate" else cells
+
+
+def locate_with_outside(mesh: MeshTet, points: np.ndarray, outside: str = "error"
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """(cells (N,), barycentric coordinates (N, 3) of each tet's vertices 1–3) of points
+    (N, 3); ``outside`` as :func:`containing_cells` (cells −1 for "nan" points outside; for
+    "extrapolate" the nearest candidate tet, coordinates outside [0, 1])."""
+    x = as_points(points)
+    cells = containing_cells(mesh, x, outside)
+    locator = point_locator(mesh)
     bary = np.zeros((len(x), 3))
     rows = np.flatnonzero(cells >= 0)
     bary[rows] = np.einsum("nij,nj->ni", locator.inverse[cells[rows]],
@@ -149,8 +156,40 @@ def locate_with_outside(mesh: MeshTet, points: np.ndarray, outside: str = "error
     return cells, bary
 
 
+def sample_in_mesh(domain, mesh: MeshTet, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n uniform points (n, 3) of ``domain`` that also lie in ``mesh``: ``domain.sample``,
+    then the points outside the mesh drawn again, in vectorised rounds (at most 100)."""
+    points = domain.sample(n, rng)
+    for _ in range(100):
+        outside = np.flatnonzero(locate_points(mesh, points) < 0)
+        if outside.size == 0:
+            return points
+        points[outside] = domain.sample(outside.size, rng)
+    raise InputError(f"could not sample {n} points inside the {domain.name} mesh")
+
+
+def basis_values_at(basis, dofs: np.ndarray, x: np.ndarray, cells: np.ndarray, field: str,
+                    functions: range | None = None) -> np.ndarray:
+    """Σ_k dofs[element_dofs[k, T]] φ_k(x) (field "value") or its curl ("curl") at points x
+    (N, 3) in tets ``cells`` (N,) (−1: a NaN row) of a skfem H(curl) ``basis``, by blocks of
+    points; ``functions``: the local basis functions summed (default: all)."""
+    out = np.full((len(x), 3), np.nan)
+    rows = np.flatnonzero(cells >= 0)
+    for start in range(0, len(rows), CHUNK):
+        r = rows[start : start + CHUNK]
+        tind = cells[r]
+        ref = basis.mapping.invF(x[r].T[:, :, None], tind=tind)  # reference coords (3, n, 1)
+        acc = np.zeros((3, len(r)))
+        for k in range(basis.Nbfun) if functions is None else functions:
+            phi = basis.elem.gbasis(basis.mapping, ref, k, tind=tind)[0]
+            part = phi.curl if field == "curl" else np.asarray(phi)  # (3, n, 1)
+            acc += part[:, :, 0] * dofs[basis.element_dofs[k, tind]]
+        out[r] = acc.T
+    return out
+
+
 def _check_basis_dofs(basis, dofs: np.ndarray) -> np.ndarray:
-    from surrogate.fem.hcurl.complete_linear_element import n0_only_error
+    from surrogate.fem.hcurl.skfem.complete_linear.element import n0_only_error
 
     if hasattr(basis, "mesh") and (error := n0_only_error(basis, dofs, "N0 point evaluation")):
         raise error
@@ -168,29 +207,7 @@ def _evaluate(basis, dofs: np.ndarray, points: np.ndarray, outside: str, field: 
         raise InputError(f"unknown outside={outside!r}; choose one of: {', '.join(OUTSIDE_MODES)}")
     dofs = _check_basis_dofs(basis, dofs)
     x = as_points(points)
-    cells, nearest = point_locator(basis.mesh).locate(x)
-    missing = cells < 0
-    if missing.any():
-        if outside == "error":
-            raise InputError(
-                f"{int(missing.sum())} of {len(x)} points lie outside the mesh; "
-                "use outside='nan' or outside='extrapolate'"
-            )
-        if outside == "extrapolate":
-            cells = np.where(missing, nearest, cells)
-    out = np.full((len(x), 3), np.nan)
-    rows = np.flatnonzero(cells >= 0)
-    for start in range(0, len(rows), CHUNK):
-        r = rows[start : start + CHUNK]
-        tind = cells[r]
-        ref = basis.mapping.invF(x[r].T[:, :, None], tind=tind)  # reference coords (3, n, 1)
-        acc = np.zeros((3, len(r)))
-        for k in range(basis.Nbfun):
-            phi = basis.elem.gbasis(basis.mapping, ref, k, tind=tind)[0]
-            part = phi.curl if field == "curl" else np.asarray(phi)  # (3, n, 1)
-            acc += part[:, :, 0] * dofs[basis.element_dofs[k, tind]]
-        out[r] = acc.T
-    return out
+    return basis_values_at(basis, dofs, x, containing_cells(basis.mesh, x, outside), field)
 
 
 def evaluate_n0(basis, dofs: np.ndarray, points: np.ndarray, outside: str = "error") -> np.ndarray:

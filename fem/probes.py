@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from surrogate.core.errors import InputError
 from surrogate.fem.domains import as_points
-from surrogate.fem.point_evaluation import point_locator
+from surrogate.fem.point_evaluation import containing_cells, point_locator
 from surrogate.fem.tet_geometry import node_average_matrix
 
 PROBE_MARGIN = 0.15  # fraction of the box side kept free next to each wall
@@ -59,10 +59,7 @@ def n0_evaluation_matrix(basis, points: np.ndarray, cells: np.ndarray | None = N
     """
     x = as_points(points)
     if cells is None:
-        cells = point_locator(basis.mesh).locate(x)[0]
-        outside = int(np.sum(cells < 0))
-        if outside:
-            raise InputError(f"{outside} of {len(x)} points lie outside the mesh")
+        cells = containing_cells(basis.mesh, x, hint=False)
     cells = np.asarray(cells, dtype=np.int64)
     if cells.shape != (len(x),):
         raise InputError(f"cells must have shape ({len(x)},), got {cells.shape}")

@@ -1,9 +1,12 @@
-"""Geometry of tetrahedral meshes: tet volumes and the volume-weighted average at the nodes."""
+"""Geometry of tetrahedral meshes: tet volumes, the volume-weighted average at the nodes, and
+Gauss points along edges."""
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+
+_GAUSS_EDGE = np.polynomial.legendre.leggauss(5)  # exact for degree ≤ 9 along an edge
 
 
 def tet_signed_volumes(p: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -36,3 +39,16 @@ def node_average_matrix(mesh) -> sp.csr_matrix:
 
 
 __all__ = ["tet_signed_volumes", "tet_volumes", "node_average_matrix"]
+
+
+def edge_gauss_points(mesh, edges: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(s (G,), w (G,), t (E, 3), points (G·E, 3)): the 5-point Gauss–Legendre rule on [0, 1]
+    along each edge a → b of ``mesh.edges`` (all, or the indices ``edges``), t = b − a and the
+    points a + s t, node-major."""
+    idx = np.arange(mesh.edges.shape[1]) if edges is None else np.asarray(edges, dtype=np.int64)
+    a, b = mesh.p[:, mesh.edges[0, idx]].T, mesh.p[:, mesh.edges[1, idx]].T  # (E, 3)
+    s, w = _GAUSS_EDGE
+    s, w = 0.5 * (s + 1.0), 0.5 * w  # Gauss–Legendre on [0, 1]
+    t = b - a
+    return s, w, t, (a[None] + s[:, None, None] * t[None]).reshape(-1, 3)

@@ -32,8 +32,8 @@ _REFERENCE_VERTICES = np.array(
 def n0_at_reference_points(basis, dofs: np.ndarray, reference_points: np.ndarray) -> np.ndarray:
     """Values of the N0 field ``dofs`` at reference-tet points in every cell, (n_cells, k, 3).
 
-    Any skfem H(curl) basis works (the complete-linear ``ElementTetN2`` with its own DOFs too); an
-    complete-linear DOF vector with an N0 basis is an InputError naming the order.
+    Any skfem H(curl) basis works (the complete-linear ``ElementTetCompleteLinear`` with its own
+    DOFs too); a complete-linear DOF vector with an N0 basis is an InputError naming the order.
 
     ``reference_points`` is (k, 3) in the reference tet {x, y, z >= 0, x + y + z <= 1}.
     """
@@ -44,7 +44,7 @@ def n0_at_reference_points(basis, dofs: np.ndarray, reference_points: np.ndarray
         raise InputError(f"reference_points must have shape (k, 3), got {ref.shape}")
     dofs = np.asarray(dofs, dtype=float)
     if dofs.shape != (basis.N,):
-        from surrogate.fem.hcurl.complete_linear_element import n0_only_error
+        from surrogate.fem.hcurl.skfem.complete_linear.element import n0_only_error
 
         if getattr(basis, "N", None) == basis.mesh.edges.shape[1] and (
                 error := n0_only_error(basis, dofs, "this N0 basis (VTK export)")):

@@ -258,8 +258,8 @@ UNUSED_PENDING = {
     "surrogate.training.launch.interrupted_code",
     # used by tests only; fem/ decides whether they ship
     "surrogate.fem.families.truth.l2_difference",
-    "surrogate.fem.hcurl.complete_linear_element.bubble_dofs",
-    "surrogate.fem.hcurl.complete_linear_eval.field_l2_norm",
+    "surrogate.fem.hcurl.skfem.complete_linear.element.bubble_dofs",
+    "surrogate.fem.hcurl.skfem.complete_linear.evaluate.field_l2_norm",
     # extension point for users' own code (an architecture registered from outside the package)
     "surrogate.models.registry.register_architecture",
 }

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from surrogate.core.errors import InputError
 from surrogate.datasets.generator_output import ProgressCallback
 from surrogate.datasets.parallel import ordered_map
 from surrogate.datasets.recipes import MaxwellFamilyRecipe
@@ -37,19 +36,6 @@ def parameter_draws(recipe: MaxwellFamilyRecipe) -> tuple[np.ndarray, np.ndarray
     return family.sample(recipe.problems, seed, method=recipe.sampler, box=box), box
 
 
-def _points_in_mesh(domain: Any, mesh: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Uniform points of ``domain`` that lie in ``mesh`` (vectorised rejection rounds)."""
-    from surrogate.fem.point_evaluation import locate_points
-
-    points = domain.sample(n, rng)
-    for _ in range(100):
-        outside = np.flatnonzero(locate_points(mesh, points) < 0)
-        if outside.size == 0:
-            return points
-        points[outside] = domain.sample(outside.size, rng)
-    raise InputError(f"could not sample {n} points inside the {domain.name} mesh")
-
-
 def problem_rows(recipe: MaxwellFamilyRecipe, index: int, mu: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
     """inputs (M, 7) = (x, f, φ) and targets (M, 3) = u of problem ``index`` (one task)."""
@@ -65,10 +51,11 @@ def problem_rows(recipe: MaxwellFamilyRecipe, index: int, mu: np.ndarray
         u = problem.u(points)
     else:
         from surrogate.fem.families.truth import fem_truth, truth_mesh
+        from surrogate.fem.point_evaluation import sample_in_mesh
 
         solution = fem_truth(problem, family.training_domain, recipe.truth_level,
                              order=recipe.truth_fem_order)
-        points = _points_in_mesh(domain, truth_mesh(family.training_domain,
+        points = sample_in_mesh(domain, truth_mesh(family.training_domain,
                                                      recipe.truth_level), recipe.points, rng)
         u = solution.values_at(points)
     return np.asarray(problem.inputs(points), np.float64), np.asarray(u, np.float64)

@@ -1,7 +1,8 @@
-"""The H(curl) FEM of the static Maxwell problem: one module per order, shared linear solvers.
+"""The H(curl) FEM of the static Maxwell problem: one subfolder per backend, shared pieces here.
 
-``n0`` (order 0, lowest-order Nédélec), ``complete_linear`` (order 1, the complete-linear space
-hierarchical over N0: its element, evaluation, split and iterative solves), ``solvers`` /
-``hiptmair_xu`` / ``amg`` / ``discrete_operators`` (linear algebra) and ``registry`` (the FEM
-methods by order, the one entry point for callers).
+``registry`` (every backend's orders, methods, solvers and callables, declared once; the one
+entry point for callers), ``skfem/`` (the own backend: N0 and the complete-linear space),
+``ngsolve/`` (NGSolve's spaces of orders 0–4), ``forms`` (the skfem weak forms), ``errors``
+(L² errors of any backend), ``solvers`` / ``saddle_split`` / ``hiptmair_xu`` / ``amg`` /
+``discrete_operators`` (linear algebra, the checked sparse LU included).
 """

@@ -3,8 +3,8 @@
 Best approximation: (curl u_h, curl v) + (u_h, v) = (curl u, curl v) + (u, v).
 Mixed (Kikuchi) solve of curl(φ curl u) + ∇λ = f, div u = 0 (eq. 7.1 with ε = I, ρ = 0):
 (φ curl u_h, curl v) + (v, ∇λ_h) = (f, v), (u_h, ∇q) = 0. The forms take the element from the
-basis they are assembled on (N0, or the complete-linear :class:`ElementTetN2`); data enter as
-values at the basis' quadrature points (:func:`at_quadrature_points`).
+basis they are assembled on (N0, or the complete-linear :class:`ElementTetCompleteLinear`);
+data enter as values at the basis' quadrature points (:func:`at_quadrature_points`).
 """
 
 from __future__ import annotations

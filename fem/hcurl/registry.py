@@ -12,24 +12,24 @@ One naming of orders for the whole toolkit, NGSolve's ``order`` (:data:`ORDER_NA
 | 3     | 3               | second kind, degree 3          | complete cubic     | 4, 3          |
 | 4     | 4               | second kind, degree 4          | complete quartic   | 5, 4          |
 
-Backends: ``skfem`` (ours: orders 0 and 1, best approximation and mixed solve) and ``ngsolve``
-(the optional extra ``[ngsolve]``: orders 0–4, mixed solve with static condensation). Releases
-before this naming called N0 "order 1" and the complete-linear space "order 2"
-(:func:`order_from_legacy`).
+Backends (:data:`BACKENDS`, each declared once by :func:`register_backend`: its callables per
+(order, method), solvers, thread support): ``skfem`` (ours, ``skfem/``: orders 0 and 1, best
+approximation and mixed solve) and ``ngsolve`` (``ngsolve/``, the optional extra ``[ngsolve]``:
+orders 0–4, mixed solve with static condensation). Releases before this naming called N0
+"order 1" and the complete-linear space "order 2" (:func:`order_from_legacy`).
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
-from importlib import import_module
 from typing import Any, NamedTuple
 
 from surrogate.core.errors import InputError
+from surrogate.fem.hcurl.backend import METHODS, Backend, Lazy, lazy
 
-METHODS = ("best", "solve")
+METHOD_NAMES = {"best": "the best approximation (--method best)",
+                "solve": "the mixed solve (--method solve)"}
 
 
 class OrderName(NamedTuple):
@@ -50,39 +50,58 @@ ORDER_NAMES = (
     OrderName(3, 3, "second kind, degree 3", "complete cubic", 4, 3),
     OrderName(4, 4, "second kind, degree 4", "complete quartic", 5, 4),
 )
-
-
-@dataclass(frozen=True)
-class Backend:
-    """A FEM backend: its orders, the modules it needs, what it offers per order.
-
-    ``default_orders``: the orders an evaluation compares with unless told otherwise;
-    ``exact_free_orders``: the orders whose mixed solve needs no exact u (boundary data);
-    ``exports_vtk``: its solutions carry the skfem basis the VTK export projects to nodes."""
-
-    name: str
-    orders: tuple[int, ...]
-    requires: tuple[str, ...]
-    methods: tuple[str, ...]
-    solvers: tuple[str, ...]
-    extra: str = ""
-    default_orders: tuple[int, ...] = ()
-    exact_free_orders: tuple[int, ...] = ()
-    exports_vtk: bool = False
-
-
-BACKENDS = {
-    "skfem": Backend("skfem", (0, 1), (), ("best", "solve"), ("auto", "direct", "iterative"),
-                     default_orders=(0, 1), exact_free_orders=(0,), exports_vtk=True),
-    "ngsolve": Backend("ngsolve", (0, 1, 2, 3, 4), ("ngsolve", "netgen"), ("solve",),
-                       ("auto", "direct", "iterative"), "ngsolve", default_orders=(0, 1, 2, 3)),
-}
-FEM_BACKENDS = tuple(BACKENDS)
-OWN_BACKEND = FEM_BACKENDS[0]
-"""The toolkit's own backend (always installed): records without a backend are its."""
 FEM_ORDERS = tuple(row.order for row in ORDER_NAMES)
-_SKFEM = {0: ("surrogate.fem.hcurl.n0", "best_approximation", "solve_maxwell"),
-          1: ("surrogate.fem.hcurl.complete_linear", "best_approximation2", "solve_maxwell2")}
+
+
+BACKENDS: dict[str, Backend] = {}
+"""The registered backends by name, the own one first (:func:`register_backend`)."""
+OWN_BACKEND = "skfem"
+"""The toolkit's own backend (always installed): records without a backend are its."""
+
+
+def register_backend(backend: Backend) -> Backend:
+    """Add ``backend`` to :data:`BACKENDS`; InputError for a name taken or an order or
+    method outside the toolkit's naming (:data:`FEM_ORDERS`, :data:`METHODS`)."""
+    if backend.name in BACKENDS:
+        raise InputError(f"a FEM backend named {backend.name!r} is registered already")
+    bad = [f"({order}, {method!r})" for order, method in backend.functions
+           if order not in FEM_ORDERS or method not in METHODS]
+    if bad or not backend.functions:
+        raise InputError(f"FEM backend {backend.name!r}: (order, method) keys must pair an "
+                         f"order of {FEM_ORDERS} with a method of {METHODS}, got "
+                         f"{', '.join(bad) or 'none'}")
+    BACKENDS[backend.name] = backend
+    return backend
+
+
+def backend_names() -> tuple[str, ...]:
+    """The registered backends' names, the own one first (the live list: a backend
+    registered later is in it)."""
+    return tuple(BACKENDS)
+
+
+def __getattr__(name: str) -> Any:
+    """``FEM_BACKENDS``: :func:`backend_names` under the module constant's older name, live."""
+    if name == "FEM_BACKENDS":
+        return backend_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_SKFEM = "surrogate.fem.hcurl.skfem"
+register_backend(Backend(
+    "skfem", {(0, "best"): lazy(f"{_SKFEM}.n0:best_approximation"),
+              (0, "solve"): lazy(f"{_SKFEM}.n0:solve_maxwell"),
+              (1, "best"): lazy(f"{_SKFEM}.complete_linear.solve:"
+                                "best_approximation_complete_linear"),
+              (1, "solve"): lazy(f"{_SKFEM}.complete_linear.solve:"
+                                 "solve_maxwell_complete_linear")},
+    order_solvers={1: ("monolithic",)}, default_orders=(0, 1), exact_free_orders=(0,),
+    exports_vtk=True))
+register_backend(Backend(
+    "ngsolve", {(k, "solve"): lazy("surrogate.fem.hcurl.ngsolve.solve:solve_maxwell_ngsolve",
+                                   order=k) for k in FEM_ORDERS},
+    threads=True, requires=("ngsolve", "netgen"), extra="ngsolve",
+    default_orders=(0, 1, 2, 3)))
 
 
 @dataclass(frozen=True)
@@ -105,18 +124,20 @@ class FemMethod:
         backend = BACKENDS[self.backend]
         if method not in METHODS:
             raise InputError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
-        if method not in backend.methods:
-            raise InputError(f"the {self.backend} backend offers only the mixed solve "
-                             "(--method solve)")
-        if solver not in backend.solvers:
-            raise InputError(f"unknown solver {solver!r} for the {self.backend} backend; "
-                             f"choose one of: {', '.join(backend.solvers)}")
-        return self._function(method)(mesh, problem, solver=solver, rtol=rtol,
-                                       **({"threads": threads} if backend.extra else {}))
+        offered = backend.order_methods(self.order)
+        if method not in offered:
+            raise InputError(f"the {self.backend} backend offers only "
+                             f"{' and '.join(METHOD_NAMES[m] for m in offered)} at order "
+                             f"{self.order}")
+        check_solver(solver, self.backend, self.order)
+        return backend.functions[(self.order, method)](
+            mesh, problem, solver=solver, rtol=rtol,
+            **({"threads": threads} if backend.threads else {}))
 
     def offered_method(self, requested: str) -> str:
         """``requested`` where this backend offers it, else the mixed solve ("solve")."""
-        return requested if requested in BACKENDS[self.backend].methods else "solve"
+        return requested if requested in BACKENDS[self.backend].order_methods(self.order) \
+            else "solve"
 
     @property
     def needs_exact(self) -> bool:
@@ -133,14 +154,6 @@ class FemMethod:
         """The record key, e.g. "ngsolve:2" (:func:`fem_key`)."""
         return fem_key(self.backend, self.order)
 
-    def _function(self, method: str) -> Callable[..., Any]:
-        if self.backend == "skfem":
-            module, best, solve = _SKFEM[self.order]
-            return getattr(import_module(module), best if method == "best" else solve)
-        from surrogate.fem.hcurl.ngsolve_backend import solve_maxwell_ngsolve
-
-        return partial(solve_maxwell_ngsolve, order=self.order)
-
 
 def order_name(order: int) -> str:
     """"N0", "complete linear", ... for a toolkit order."""
@@ -155,9 +168,10 @@ def fem_name(backend: str, order: int) -> str:
 
 
 def backend_rank(name: str) -> int:
-    """Position of a backend in :data:`FEM_BACKENDS` (the own one 0; unknown names last):
+    """Position of a backend in :func:`backend_names` (the own one 0; unknown names last):
     the order and line style of figures."""
-    return FEM_BACKENDS.index(name) if name in FEM_BACKENDS else len(FEM_BACKENDS)
+    names = backend_names()
+    return names.index(name) if name in names else len(names)
 
 
 def backend_installed(name: str) -> bool:
@@ -167,7 +181,7 @@ def backend_installed(name: str) -> bool:
 
 def installed_backends() -> tuple[str, ...]:
     """The backends usable here, skfem first."""
-    return tuple(name for name in FEM_BACKENDS if backend_installed(name))
+    return tuple(name for name in BACKENDS if backend_installed(name))
 
 
 def check_backend(name: Any) -> str:
@@ -175,7 +189,7 @@ def check_backend(name: Any) -> str:
     naming the extra to install)."""
     if name not in BACKENDS:
         raise InputError(f"unknown FEM backend {name!r}; choose one of: "
-                         f"{', '.join(FEM_BACKENDS)}")
+                         f"{', '.join(BACKENDS)}")
     if not backend_installed(name):
         extra = BACKENDS[name].extra
         raise InputError(f"the {name} FEM backend needs {name}, which is not installed: "
@@ -212,6 +226,25 @@ def parse_orders(text: str, backend: str | None = "skfem") -> tuple[int, ...]:
     if not parts or any(not part for part in parts):
         raise InputError(f"FEM orders {text!r}: expected a comma-separated list such as '0,1'")
     return tuple(sorted({check_order(part, backend) for part in parts}))
+
+
+def shared_solvers() -> tuple[str, ...]:
+    """The linear solvers every registered backend offers at every order (an evaluation
+    hands its ``--solver`` to each)."""
+    names = [BACKENDS[b].solvers_of() for b in BACKENDS]
+    return tuple(s for s in names[0] if all(s in other for other in names[1:]))
+
+
+def check_solver(solver: Any, backend: str | None = None, order: int | None = None) -> str:
+    """``solver`` as one ``backend`` offers at ``order`` (None: every backend, every order);
+    InputError naming the choices otherwise."""
+    choices = shared_solvers() if backend is None else BACKENDS[backend].solvers_of(order)
+    if solver not in choices:
+        where = "" if backend is None else \
+            f" ({backend}{'' if order is None else f' order {order}'})"
+        raise InputError(f"unknown solver {solver!r}; choose one of: {', '.join(choices)}"
+                         f"{where}")
+    return str(solver)
 
 
 def order_from_legacy(old: int) -> int:
@@ -255,7 +288,7 @@ def backends_note(backends: tuple[str, ...] | None) -> str | None:
     """One line when the default choice (None: every installed backend) leaves some out."""
     if backends is not None:
         return None
-    missing = [name for name in FEM_BACKENDS if not backend_installed(name)]
+    missing = [name for name in BACKENDS if not backend_installed(name)]
     if not missing:
         return None
     extras = ", ".join(f"pip install 'surrogate[{BACKENDS[m].extra}]'" for m in missing)
@@ -310,7 +343,7 @@ def naming_table() -> str:
     rows = ["| order | NGSolve `order` | Nédélec space (kind, degree) | name | L² rate | "
             "curl rate | backends |", "|---|---|---|---|---|---|---|"]
     for row in ORDER_NAMES:
-        backends = ", ".join(b for b in FEM_BACKENDS if row.order in BACKENDS[b].orders)
+        backends = ", ".join(b for b in BACKENDS if row.order in BACKENDS[b].orders)
         rows.append(f"| {row.order} | {row.ngsolve_order} | {row.nedelec} | {row.name} | "
                     f"{row.l2_rate} | {row.curl_rate} | {backends} |")
     return "\n".join(rows)
@@ -323,9 +356,10 @@ def _find_spec(module: str):
         return None
 
 
-__all__ = ["METHODS", "ORDER_NAMES", "BACKENDS", "FEM_BACKENDS", "FEM_ORDERS", "OWN_BACKEND",
+__all__ = ["METHODS", "METHOD_NAMES", "ORDER_NAMES", "BACKENDS", "FEM_ORDERS",
+           "OWN_BACKEND", "Backend", "Lazy", "lazy", "register_backend", "backend_names",
            "FemMethod", "order_name", "fem_name", "backend_rank", "backend_installed",
-           "installed_backends",
+           "installed_backends", "shared_solvers", "check_solver",
            "check_backend", "parse_backends", "check_order", "parse_orders",
            "order_from_legacy", "fem_method", "fem_methods", "evaluation_methods",
            "backends_note", "hcurl_dofs", "fem_key", "parse_fem_key", "fem_approximation",

@@ -1,9 +1,9 @@
 """The complete-linear mixed solve in three small steps, by sparse direct or iterative solvers.
 
-With G₂ the exact P2 → N2 gradient
-(:func:`~surrogate.fem.hcurl.complete_linear_element.p2_gradient`), M the N2 mass matrix and
-L = G₂ᵀ M G₂ the P2 Laplacian (Dirichlet), the N2 × P2 saddle-point system
-[[A, Bᵀ], [B, 0]], B = G₂ᵀ M, is solved exactly by
+With G₂ the exact P2 → complete-linear gradient
+(:func:`~surrogate.fem.hcurl.skfem.complete_linear.element.p2_gradient`), M the complete-linear
+mass matrix and L = G₂ᵀ M G₂ the P2 Laplacian (Dirichlet), the complete linear × P2
+saddle-point system [[A, Bᵀ], [B, 0]], B = G₂ᵀ M, is solved exactly by
 
 1. L p = G₂ᵀ f                                   (test with v = ∇q; curl ∇q = 0),
 2. the Whitney part ũ from the N0 saddle system of A on the Whitney DOFs (curl g_e = 0, so A
@@ -23,42 +23,28 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
-from surrogate.core.errors import SolverError
-from surrogate.fem.hcurl.complete_linear_element import edge_dof_indices, p2_gradient
-from surrogate.fem.hcurl.complete_linear_iterative import AmgCg
 from surrogate.fem.hcurl.discrete_operators import discrete_gradient
-from surrogate.fem.hcurl.solvers import SolveInfo, solve_maxwell_saddle
+from surrogate.fem.hcurl.skfem.complete_linear.element import edge_dof_indices, p2_gradient
+from surrogate.fem.hcurl.skfem.complete_linear.iterative import AmgCg
+from surrogate.fem.hcurl.solvers import SolveInfo, lu_factor, solve_maxwell_saddle
 
 ITERATIVE_LIMIT = 20_000  # order-1 DOFs from which "auto" solves iteratively (SuperLU's fill:
 # cube level 3, 8k DOFs, 0.4 s direct; level 4, 62k DOFs, > 60 s direct, seconds iteratively)
-
-
-def factor(K: sp.spmatrix, name: str):
-    """SuperLU factors of K (COLAMD); SolverError when singular or not finite."""
-    K = sp.csc_matrix(K)
-    if not np.isfinite(K.data).all():
-        raise SolverError(f"the {K.shape[0]}-unknown {name} has non-finite entries")
-    try:
-        return spla.splu(K)
-    except RuntimeError as exc:
-        raise SolverError(f"direct solve of the {K.shape[0]}-unknown {name}: the LU "
-                          f"factorisation is singular ({exc})") from None
 
 
 def _whitney_direct(A_w: sp.csr_matrix, B_w: sp.csr_matrix, rhs: np.ndarray) -> np.ndarray:
     """Whitney DOFs of the N0 saddle system [[A_w, B_wᵀ], [B_w, 0]] (free DOFs) by SuperLU."""
     K = sp.bmat([[A_w, B_w.T], [B_w, None]], format="csr")
     rhs1 = np.concatenate([rhs, np.zeros(B_w.shape[0])])
-    return factor(K, "N0 saddle-point system").solve(rhs1)[:A_w.shape[0]]
+    return lu_factor(K, "N0 saddle-point system").solve(rhs1)[:A_w.shape[0]]
 
 
 def saddle_split(mesh, A: sp.spmatrix, M: sp.spmatrix, f_u: np.ndarray, x0_u: np.ndarray, *,
                  iterative: bool = False, rtol: float = 1e-10, maxiter: int = 2000
                  ) -> tuple[np.ndarray, np.ndarray, SolveInfo]:
-    """The N2 × P2 mixed solve in three steps (module docstring); u = x0_u on the DOFs of
-    ``mesh.boundary_edges()``, p = 0 on boundary nodes and edges.
+    """The complete linear × P2 mixed solve in three steps (module docstring); u = x0_u on the
+    DOFs of ``mesh.boundary_edges()``, p = 0 on boundary nodes and edges.
 
     Returns (u, p, SolveInfo) with p in skfem's ElementTetP2 numbering and the relative residual
     of the full saddle-point system on the free DOFs; SolveInfo.method is "direct-split" or
@@ -79,7 +65,7 @@ def saddle_split(mesh, A: sp.spmatrix, M: sp.spmatrix, f_u: np.ndarray, x0_u: np
         amg = AmgCg(L, rtol, maxiter, "P2 Laplacian")
         solve_l = amg.solve
     else:
-        solve_l = factor(L, "P2 Laplacian").solve
+        solve_l = lu_factor(L, "P2 Laplacian").solve
     p_free = solve_l(GT @ f_u)  # (1) (∇p, ∇q) = (f, ∇q)
     r = f_u - M @ (G @ p_free)
     u = np.asarray(x0_u, dtype=float).copy()
@@ -121,4 +107,4 @@ def _whitney_iterative(mesh, A, M, r, u, free_e, free_n, rtol, maxiter
     return u_w[free_e], info.iterations
 
 
-__all__ = ["ITERATIVE_LIMIT", "factor", "saddle_split"]
+__all__ = ["ITERATIVE_LIMIT", "saddle_split"]

@@ -14,9 +14,10 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from surrogate.core.errors import InputError, SolverError
+from surrogate.core.errors import SolverError
 from surrogate.fem.hcurl.discrete_operators import discrete_gradient, nodal_interpolation
 from surrogate.fem.hcurl.hiptmair_xu import amg_cycle, hx_preconditioner
+from surrogate.fem.hcurl.registry import check_solver
 
 DIRECT_LIMIT = 5_000  # unknowns below which "auto" picks a sparse direct solve (SuperLU fill
 # grows fast in 3D: at ~30k N0 unknowns direct takes 10+ s where CG-HX or MINRES take < 1 s)
@@ -47,8 +48,7 @@ def _free_indices(n: int, free: np.ndarray | None) -> np.ndarray:
 
 
 def _check_solver(solver: str) -> None:
-    if solver not in ("auto", "direct", "iterative"):
-        raise InputError(f"unknown solver {solver!r}; choose one of: auto, direct, iterative")
+    check_solver(solver, "skfem", 0)
 
 
 def solve_hcurl_spd(
@@ -76,7 +76,7 @@ def solve_hcurl_spd(
     _check_finite(AFF, rhs, "N0 system")
     start = time.perf_counter()
     if _use_direct(solver, len(F)):
-        x[F] = _direct(AFF, rhs, "N0 system")
+        x[F] = lu_solve(AFF, rhs, "N0 system")[0]
         method, its = "direct", 1
     else:
         prec = hx_preconditioner(AFF, *_aux_operators(basis.mesh, F))
@@ -122,7 +122,7 @@ def solve_maxwell_saddle(
     _check_finite(KFF, rhs, "saddle-point system")
     start = time.perf_counter()
     if _use_direct(solver, len(F)):
-        x[F] = _direct(KFF, rhs, "saddle-point system")
+        x[F] = lu_solve(KFF, rhs, "saddle-point system")[0]
         method, its = "direct", 1
     else:
         Fu, Fp = _free_indices(nu, free_u), _free_indices(npp, free_p)
@@ -151,34 +151,45 @@ def _use_direct(solver: str, n: int) -> bool:
     return solver == "direct" or (solver == "auto" and n < DIRECT_LIMIT)
 
 
-def _check_finite(K: sp.csr_matrix, rhs: np.ndarray, name: str) -> None:
+def _check_finite(K: sp.spmatrix, rhs: np.ndarray | None, name: str) -> None:
     """SolverError when the system has NaN/inf entries (no solver can make sense of them)."""
     bad = [what for what, ok in (("matrix", np.isfinite(K.data).all()),
-                                 ("right-hand side", np.isfinite(rhs).all())) if not ok]
+                                 ("right-hand side", rhs is None or np.isfinite(rhs).all()))
+           if not ok]
     if bad:
         raise SolverError(f"the {K.shape[0]}-unknown {name} has non-finite entries in its "
                           f"{' and '.join(bad)}")
 
 
-def _direct(K: sp.csr_matrix, rhs: np.ndarray, name: str) -> np.ndarray:
-    """Sparse LU solve; SolverError for a singular factorisation or a residual above
-    :data:`DIRECT_RESIDUAL_LIMIT` (a nearly singular, i.e. ill-conditioned, matrix)."""
-    n = K.shape[0]
+def lu_factor(K: sp.spmatrix, name: str) -> spla.SuperLU:
+    """SuperLU factors of K (COLAMD: on these systems it fills less than MMD on Kᵀ + K);
+    SolverError for non-finite entries or a singular factorisation. ``name`` says what K is."""
+    K = sp.csc_matrix(K)
+    _check_finite(K, None, name)
     with warnings.catch_warnings():
         warnings.simplefilter("error", spla.MatrixRankWarning)
         try:
-            x = np.atleast_1d(spla.spsolve(K.tocsc(), rhs))
+            return spla.splu(K)
         except (spla.MatrixRankWarning, RuntimeError) as exc:
-            raise SolverError(f"direct solve of the {n}-unknown {name}: the LU factorisation "
-                              f"is singular ({exc}); degenerate mesh or missing boundary "
-                              "conditions?") from None
+            raise SolverError(f"direct solve of the {K.shape[0]}-unknown {name}: the LU "
+                              f"factorisation is singular ({exc}); degenerate mesh or missing "
+                              "boundary conditions?") from None
+
+
+def lu_solve(K: sp.spmatrix, rhs: np.ndarray, name: str) -> tuple[np.ndarray, float]:
+    """x = K⁻¹ rhs by sparse LU (:func:`lu_factor`) and its relative residual ‖rhs − K x‖ /
+    ‖rhs‖; SolverError for non-finite data, a singular factorisation or a residual above
+    :data:`DIRECT_RESIDUAL_LIMIT` (a nearly singular, i.e. ill-conditioned, matrix)."""
+    K, rhs = sp.csr_matrix(K), np.asarray(rhs, dtype=float)
+    _check_finite(K, rhs, name)
+    x = np.atleast_1d(lu_factor(K, name).solve(rhs))
     nb = np.linalg.norm(rhs)
     res = float(np.linalg.norm(rhs - K @ x) / nb) if nb > 0 else float(np.linalg.norm(K @ x))
     if not np.isfinite(x).all() or not res <= DIRECT_RESIDUAL_LIMIT:
-        raise SolverError(f"direct solve of the {n}-unknown {name} is unreliable: relative "
-                          f"residual {res:.3e} > {DIRECT_RESIDUAL_LIMIT:.0e} (the matrix is "
-                          "singular or ill-conditioned)")
-    return x
+        raise SolverError(f"direct solve of the {K.shape[0]}-unknown {name} is unreliable: "
+                          f"relative residual {res:.3e} > {DIRECT_RESIDUAL_LIMIT:.0e} (the "
+                          "matrix is singular or ill-conditioned)")
+    return x, res
 
 
 def _krylov(method, K, rhs, prec, rtol, maxiter, name):

@@ -13,9 +13,12 @@ from typing import Any
 from surrogate.core.level_ranges import level_tuple
 from surrogate.core.typed_config import setting
 from surrogate.evaluation.devices import DEVICE_CHOICES
-from surrogate.fem.hcurl.registry import FEM_BACKENDS, parse_backends, parse_orders
-
-SOLVER_CHOICES = ("auto", "direct", "iterative")
+from surrogate.fem.hcurl.registry import (
+    backend_names,
+    parse_backends,
+    parse_orders,
+    shared_solvers,
+)
 
 
 def distinct(values: Sequence[str]) -> tuple[str, ...]:
@@ -39,7 +42,7 @@ def levels_field(default: tuple[int, ...] | None, shown: str) -> Any:
 def fem_backends_field() -> Any:
     """``--fem-backend``: the FEM backends whose solves are the candidates of every verdict."""
     return setting(None, doc="FEM backends to compare with, comma-separated ("
-                   f"{', '.join(FEM_BACKENDS)}): every verdict names the fastest FEM at the "
+                   f"{', '.join(backend_names())}): every verdict names the fastest FEM at the "
                    "run's error over all their orders and levels (backend, order, level, "
                    "DOFs, seconds). Asking for one that is not installed is an error.",
                    flag="fem-backend", parse=parse_backends, shown="every installed backend")
@@ -67,8 +70,8 @@ def fem_max_dofs_field(default: int) -> Any:
 
 
 def solver_field() -> Any:
-    """``--solver``: the linear solver of the FEM baseline."""
-    return setting("auto", doc="Linear solver of the FEM baseline.", choices=SOLVER_CHOICES)
+    """``--solver``: the linear solver of the FEM baseline (one every backend offers)."""
+    return setting("auto", doc="Linear solver of the FEM baseline.", choices=shared_solvers())
 
 
 def intorder_field() -> Any:
@@ -88,6 +91,6 @@ def device_field() -> Any:
                    choices=DEVICE_CHOICES)
 
 
-__all__ = ["SOLVER_CHOICES", "batch_size_field", "device_field", "distinct", "domains_field",
+__all__ = ["batch_size_field", "device_field", "distinct", "domains_field",
            "fem_backends_field", "fem_max_dofs_field", "fem_orders_field", "intorder_field",
            "levels_field", "parse_order_list", "solver_field"]

@@ -13,7 +13,7 @@ from surrogate.evaluation.static.options import EvaluationOptions
 from surrogate.fem.convergence import observed_rate
 from surrogate.fem.domains import get_domain, is_mesh_path
 from surrogate.fem.file_domain import FileDomain
-from surrogate.fem.hcurl.n0 import best_approximation, hcurl_errors
+from surrogate.fem.hcurl.skfem.n0 import best_approximation, hcurl_errors
 from surrogate.fem.problems import get_problem
 from surrogate.fem.vtk import read_pvd
 

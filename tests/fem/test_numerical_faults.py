@@ -9,7 +9,7 @@ import pytest
 from skfem import Basis, BilinearForm, ElementTetN0, ElementTetP1, MeshTet
 from skfem.helpers import curl, dot, grad
 
-import surrogate.fem.hcurl.n0 as n0
+import surrogate.fem.hcurl.skfem.n0 as n0
 from surrogate.core.errors import InputError, SolverError
 from surrogate.fem.domains import domain_names, get_domain
 from surrogate.fem.hcurl.solvers import solve_hcurl_spd, solve_maxwell_saddle

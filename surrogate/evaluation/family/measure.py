@@ -187,7 +187,7 @@ def fem_candidates(options: FamilyEvaluationOptions) -> list[Any]:
     """The (backend, order) FEM candidates of the registry for these options."""
     from surrogate.fem.hcurl.registry import evaluation_methods
 
-    return evaluation_methods(options.fem_backends, options.orders)
+    return evaluation_methods(options.fem_backends, options.fem_orders)
 
 
 def higher_order_levels(levels: Sequence[int], options: FamilyEvaluationOptions,

@@ -9,7 +9,6 @@ from surrogate.core.errors import InputError
 from surrogate.core.typed_config import setting
 from surrogate.evaluation.devices import DEVICE_CHOICES
 from surrogate.evaluation.option_fields import (
-    SOLVER_CHOICES,
     batch_size_field,
     device_field,
     domains_field,
@@ -20,7 +19,12 @@ from surrogate.evaluation.option_fields import (
     levels_field,
     solver_field,
 )
-from surrogate.fem.hcurl.registry import check_backend, check_order, evaluation_methods
+from surrogate.fem.hcurl.registry import (
+    check_backend,
+    check_order,
+    check_solver,
+    evaluation_methods,
+)
 
 EXTRAPOLATE_WIDEN = 0.25
 """``--extrapolate``: the box is widened by this fraction of its width on each side."""
@@ -43,7 +47,7 @@ class FamilyEvaluationOptions:
     """Resolved options of one family evaluation (written into ``evaluation.json``).
 
     ``domains``/``levels`` None: the cube and levels 1–4 for a family with an exact solution,
-    the training domain and levels 1–3 for a FEM-truth family (:meth:`resolved`). ``orders``:
+    the training domain and levels 1–3 for a FEM-truth family (:meth:`resolved`). ``fem_orders``:
     the orders of the FEM candidates (the toolkit's naming, docs/cli.md: 0 = N0, 1 = complete
     linear, ...; None: each backend's defaults) of every backend of ``fem_backends`` (None:
     every installed one); orders ≥ 1 run on levels ≤ ``higher_order_max_level``, and no
@@ -64,7 +68,7 @@ class FamilyEvaluationOptions:
                                                   "domains without a level 0) or 1-3 (FEM "
                                                   "truth)")
     fem_backends: tuple[str, ...] | None = fem_backends_field()
-    orders: tuple[int, ...] | None = fem_orders_field()
+    fem_orders: tuple[int, ...] | None = fem_orders_field()
     higher_order_max_level: int = setting(3, doc="Finest level of the FEM candidates of order ≥ 1.")
     fem_max_dofs: int = fem_max_dofs_field(32_000)
     probes: int = setting(100, doc="Probe points of the probe-query timings.")
@@ -92,13 +96,13 @@ class FamilyEvaluationOptions:
             raise InputError("at least one --domain is needed")
         if self.levels is not None and (not self.levels or min(self.levels) < 0):
             raise InputError(f"levels must be >= 0, got {list(self.levels)}")
-        if self.orders is not None and not self.orders:
+        if self.fem_orders is not None and not self.fem_orders:
             raise InputError("at least one FEM order is needed")
-        for order in self.orders or ():
+        for order in self.fem_orders or ():
             check_order(order, None)
         for backend in self.fem_backends or ():
             check_backend(backend)
-        evaluation_methods(self.fem_backends, self.orders)
+        evaluation_methods(self.fem_backends, self.fem_orders)
         if self.fem_max_dofs < 1:
             raise InputError(f"--fem-max-dofs must be >= 1, got {self.fem_max_dofs}")
         if not 0 < self.rtol < 1:
@@ -107,9 +111,7 @@ class FamilyEvaluationOptions:
             raise InputError(f"need at least one probe point, got {self.probes}")
         if self.query_batch < 1:
             raise InputError(f"--query-batch must be >= 1, got {self.query_batch}")
-        if self.solver not in SOLVER_CHOICES:
-            raise InputError(f"unknown solver {self.solver!r}; choose one of: "
-                             f"{', '.join(SOLVER_CHOICES)}")
+        check_solver(self.solver)
         if self.device not in DEVICE_CHOICES:
             raise InputError(f"unknown device {self.device!r}; choose one of: "
                              f"{', '.join(DEVICE_CHOICES)}")
@@ -145,11 +147,11 @@ class FamilyEvaluationOptions:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary (tuples as lists) with the widening used."""
         out = asdict(self)
-        for key in ("domains", "levels", "orders", "fem_backends"):
+        for key in ("domains", "levels", "fem_orders", "fem_backends"):
             out[key] = None if out[key] is None else list(out[key])
         out["widen"] = self.widen
         return out
 
 
-__all__ = ["EXACT_LEVELS", "EXTRAPOLATE_WIDEN", "FamilyEvaluationOptions", "SOLVER_CHOICES",
+__all__ = ["EXACT_LEVELS", "EXTRAPOLATE_WIDEN", "FamilyEvaluationOptions",
            "TRUTH_LEVELS"]

@@ -12,7 +12,6 @@ from surrogate.core.errors import InputError
 from surrogate.core.typed_config import setting
 from surrogate.evaluation.devices import DEVICE_CHOICES
 from surrogate.evaluation.option_fields import (
-    SOLVER_CHOICES,
     batch_size_field,
     device_field,
     domains_field,
@@ -23,7 +22,12 @@ from surrogate.evaluation.option_fields import (
     levels_field,
     solver_field,
 )
-from surrogate.fem.hcurl.registry import check_backend, check_order, evaluation_methods
+from surrogate.fem.hcurl.registry import (
+    check_backend,
+    check_order,
+    check_solver,
+    evaluation_methods,
+)
 
 FEM_CHOICES = ("best", "solve", "none")
 AXES = {"x": 0, "y": 1, "z": 2, "x1": 0, "x2": 1, "x3": 2}
@@ -69,9 +73,7 @@ class EvaluationOptions:
         evaluation_methods(self.fem_backends, self.fem_orders)
         if self.fem_max_dofs < 1:
             raise InputError(f"--fem-max-dofs must be >= 1, got {self.fem_max_dofs}")
-        if self.solver not in SOLVER_CHOICES:
-            raise InputError(f"unknown solver {self.solver!r}; choose one of: "
-                             f"{', '.join(SOLVER_CHOICES)}")
+        check_solver(self.solver)
         if self.device not in DEVICE_CHOICES:
             raise InputError(f"unknown device {self.device!r}; choose one of: "
                              f"{', '.join(DEVICE_CHOICES)}")
@@ -112,5 +114,5 @@ def slice_fields(text: str) -> dict[str, Any]:
     return {"slice_axis": axis, "slice_value": value}
 
 
-__all__ = ["AXES", "AXIS_NAMES", "EvaluationOptions", "FEM_CHOICES", "SOLVER_CHOICES",
+__all__ = ["AXES", "AXIS_NAMES", "EvaluationOptions", "FEM_CHOICES",
            "parse_slice", "slice_fields"]

@@ -154,3 +154,14 @@ def test_content_hash_covers_the_problem_parameters(radial_file):
         f["family/params"][0, 0] += 0.25
     with pytest.raises(DataFormatError, match="content hash mismatch"):
         read_dataset(path)
+
+
+@pytest.mark.parametrize("order, pinned", [
+    (0, "sha256:51365ff0effc2d137e3fd9fda75de8cd76d194f73b984f4ccbc97b8ee5fe7eb6"),
+    (1, "sha256:5f60dc058dfd73c63f5f3e7f4b62e4f5afefb24f92b7893d5e82b59557f55e73")])
+def test_an_inclusion_dataset_is_bit_identical_to_earlier_releases(tmp_path, order, pinned):
+    """Pinned content hashes (recorded before the mesh sampler and the checked LU solve became
+    one function each in fem/): the same points in the truth mesh, the same FEM truth."""
+    recipe = MaxwellFamilyRecipe(family="inclusion", problems=3, points=30, seed=1,
+                                 truth_level=1, truth_fem_order=order)
+    assert generate_dataset(recipe, tmp_path / "incl.h5")["content_hash"] == pinned

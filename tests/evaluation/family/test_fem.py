@@ -5,15 +5,15 @@ solver and rtol reach every solve unchanged (issue 27, bug 2: `--solver iterativ
 
 import pytest
 
-import surrogate.fem.hcurl.complete_linear as complete_linear
-import surrogate.fem.hcurl.n0 as n0
+import surrogate.fem.hcurl.skfem.complete_linear.solve as complete_linear
+import surrogate.fem.hcurl.skfem.n0 as n0
 from surrogate.evaluation.family.fem import fem_solution
 from surrogate.fem.domains import get_domain
 from surrogate.fem.families import get_family
 
 
-@pytest.mark.parametrize("order, module, name", [(0, n0, "solve_maxwell"),
-                                                 (1, complete_linear, "solve_maxwell2")])
+@pytest.mark.parametrize("order, module, name", [
+    (0, n0, "solve_maxwell"), (1, complete_linear, "solve_maxwell_complete_linear")])
 def test_solver_and_rtol_reach_the_solve(monkeypatch, order, module, name):
     seen = {}
     real = getattr(module, name)
@@ -39,7 +39,7 @@ def test_family_options_carry_rtol():
     from surrogate.evaluation.family.options import FamilyEvaluationOptions
 
     assert FamilyEvaluationOptions(rtol=1e-8).to_dict()["rtol"] == 1e-8
-    assert FamilyEvaluationOptions().orders is None  # each backend's default orders
+    assert FamilyEvaluationOptions().fem_orders is None  # each backend's default orders
     assert FamilyEvaluationOptions().to_dict()["fem_backends"] is None  # every installed one
     with pytest.raises(Exception, match="rtol"):
         FamilyEvaluationOptions(rtol=2.0)

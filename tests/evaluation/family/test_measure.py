@@ -237,7 +237,7 @@ def test_truth_choice_follows_the_recorded_order_and_level():
     assert higher_order_levels([1, 2, 3], options, (1, 3)) == [1, 2]
     assert higher_order_levels([1, 2, 3], options, (0, 4)) == []
     assert higher_order_levels([1, 2, 3, 4], options, None) == [1, 2, 3]
-    assert higher_order_levels([1, 2], FamilyEvaluationOptions(orders=(0,)), (1, 3)) == []
+    assert higher_order_levels([1, 2], FamilyEvaluationOptions(fem_orders=(0,)), (1, 3)) == []
 
 
 def test_inclusion_is_judged_by_its_complete_linear_truth_with_both_orders():

@@ -7,7 +7,7 @@ from skfem import Basis, ElementTetN0, MeshTet
 
 from surrogate.core.errors import InputError
 from surrogate.fem.domains import get_domain
-from surrogate.fem.hcurl.n0 import (
+from surrogate.fem.hcurl.skfem.n0 import (
     NedelecSolution,
     best_approximation,
     curl_l2_error,

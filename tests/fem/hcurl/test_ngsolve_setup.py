@@ -9,7 +9,7 @@ ngsolve = pytest.importorskip("ngsolve")
 
 from surrogate.fem.domains import get_domain  # noqa: E402
 from surrogate.fem.families import get_family  # noqa: E402
-from surrogate.fem.hcurl import ngsolve_setup  # noqa: E402
+from surrogate.fem.hcurl.ngsolve import mesh_setup as ngsolve_setup  # noqa: E402
 from surrogate.fem.hcurl.registry import fem_approximation  # noqa: E402
 
 

@@ -9,7 +9,6 @@ import pytest
 from surrogate.core.errors import InputError
 from surrogate.fem.domains import get_domain
 from surrogate.fem.hcurl import registry
-from surrogate.fem.hcurl.n0 import hcurl_errors, solve_maxwell
 from surrogate.fem.hcurl.registry import (
     check_backend,
     check_order,
@@ -20,6 +19,7 @@ from surrogate.fem.hcurl.registry import (
     parse_backends,
     parse_orders,
 )
+from surrogate.fem.hcurl.skfem.n0 import hcurl_errors, solve_maxwell
 from surrogate.fem.problems import get_problem
 
 
@@ -90,7 +90,7 @@ def test_dof_counts_without_building_the_space():
         assert registry.hcurl_dofs(mesh, order) == solution.ndofs
     assert [registry.hcurl_dofs(mesh, k) for k in range(5)] == [98, 196, 654, 1544, 3010]
     if registry.backend_installed("ngsolve"):
-        from surrogate.fem.hcurl.ngsolve_setup import mesh_setup
+        from surrogate.fem.hcurl.ngsolve.mesh_setup import mesh_setup
 
         assert all(mesh_setup(mesh, k).hcurl_ndof == registry.hcurl_dofs(mesh, k)
                    for k in range(5))

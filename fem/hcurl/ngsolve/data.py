@@ -1,7 +1,7 @@
 """The problems' numpy functions as NGSolve coefficients, evaluated once per point.
 
 φ and f (volume) are evaluated by the toolkit at the points of the integration rule the
-forms use (:class:`~surrogate.fem.hcurl.ngsolve_setup.MeshSetup`: NGSolve's rule of degree
+forms use (:class:`~surrogate.fem.hcurl.ngsolve.mesh_setup.MeshSetup`: NGSolve's rule of degree
 2·order + 2, points from the arrays) and enter the forms as ``IntegrationRuleSpace``
 coefficients integrated with that same rule (``intrules``): the quadrature skfem does, with
 no projection. The boundary data g are evaluated at the points of a boundary rule of degree

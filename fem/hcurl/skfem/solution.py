@@ -90,9 +90,10 @@ def _point_evaluator(order: int, what: str):
         from surrogate.fem.point_evaluation import evaluate_n0, evaluate_n0_curl
 
         return evaluate_n0 if what == "value" else evaluate_n0_curl
-    from surrogate.fem.hcurl.complete_linear_eval import evaluate_n2, evaluate_n2_curl
+    from surrogate.fem.hcurl.skfem.complete_linear import evaluate
 
-    return evaluate_n2 if what == "value" else evaluate_n2_curl
+    return (evaluate.evaluate_complete_linear if what == "value"
+            else evaluate.evaluate_complete_linear_curl)
 
 
 __all__ = ["SkfemSolution", "fields_at_quadrature"]

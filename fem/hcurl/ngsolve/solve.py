@@ -3,16 +3,16 @@
 Find (u_h, λ_h) in HCurl_k × H1_{k+1} with u_h × n = g × n and λ_h = 0 on ∂Ω and
 (φ curl u_h, curl v) + (∇λ_h, v) = (f, v),  (u_h, ∇q) = 0      (eq. 7.1, mixed Kikuchi form),
 the same problem as the skfem backend, on the toolkit's own tetrahedra
-(:func:`~surrogate.fem.hcurl.ngsolve_mesh.ngsolve_mesh`), with static condensation of the
+(:func:`~surrogate.fem.hcurl.ngsolve.mesh.ngsolve_mesh`), with static condensation of the
 element-interior DOFs (``condense=True``). NGSolve's ``order`` k is the toolkit's (0 = N0; k ≥ 1
 Nédélec's second kind of degree k); ∇H1_{k+1} ⊂ HCurl_k, so the multiplier space matches.
 φ and f are sampled at the points of the forms' own integration rule (degree 2k + 2), g enters
 as an L² projection of degree k + 2 on the boundary triangles
-(:mod:`~surrogate.fem.hcurl.ngsolve_data`), imposed by NGSolve's boundary projection
+(:mod:`~surrogate.fem.hcurl.ngsolve.data`), imposed by NGSolve's boundary projection
 ``Set(g, BND)``; polynomial data of low degree are integrated exactly.
 
 Timed span, per problem: mesh → u_h. The mesh-only part (conversion, spaces, rule points,
-boundary mass; :mod:`~surrogate.fem.hcurl.ngsolve_setup`) is built once per mesh object and
+boundary mass; :mod:`~surrogate.fem.hcurl.ngsolve.mesh_setup`) is built once per mesh object and
 order and reused by later problems, but its build time is charged to every problem
 (``timings["mesh"]``); "assembly" (data evaluation, forms, boundary values) and "solve"
 (factorisation or preconditioner, Krylov iterations, condensed back-substitution) are each
@@ -37,13 +37,12 @@ from typing import Any
 
 import numpy as np
 
-from surrogate.core.errors import InputError, SolverError
+from surrogate.core.errors import SolverError
 from surrogate.fem.hcurl.forms import require_exact
+from surrogate.fem.hcurl.registry import check_order, check_solver
 from surrogate.fem.hcurl.solvers import SolveInfo
 from surrogate.fem.mesh_quality import check_mesh
 
-ORDERS = (0, 1, 2, 3, 4)
-SOLVERS = ("auto", "direct", "iterative")
 DIRECT_LIMIT = 20_000  # condensed free DOFs from which "auto" solves iteratively
 REGULARISATION = 1e-6  # ε of the factorised quasi-definite neighbour of the saddle point
 _POINT_CHUNK = 200_000
@@ -119,13 +118,11 @@ def solve_maxwell_ngsolve(mesh, problem, *, order: int, solver: str = "auto",
     the solve does not reach ``rtol``."""
     import ngsolve
 
-    from surrogate.fem.hcurl import ngsolve_data
-    from surrogate.fem.hcurl.ngsolve_setup import mesh_setup
+    from surrogate.fem.hcurl.ngsolve import data as ngsolve_data
+    from surrogate.fem.hcurl.ngsolve.mesh_setup import mesh_setup
 
-    if order not in ORDERS:
-        raise InputError(f"the ngsolve backend offers orders {ORDERS}, got {order!r}")
-    if solver not in SOLVERS:
-        raise InputError(f"unknown solver {solver!r}; choose one of: {', '.join(SOLVERS)}")
+    order = check_order(order, "ngsolve")
+    check_solver(solver, "ngsolve", order)
     require_exact(problem)
     check_mesh(mesh)
     threads = max(int(threads), 1)
@@ -193,9 +190,9 @@ def _relative_residual(a, r, x, mask: np.ndarray) -> float:
 
 
 def _mesh_points(ngmesh, cells, bary):
-    from surrogate.fem.hcurl.ngsolve_mesh import mesh_points
+    from surrogate.fem.hcurl.ngsolve.mesh import mesh_points
 
     return mesh_points(ngmesh, cells, bary)
 
 
-__all__ = ["ORDERS", "SOLVERS", "DIRECT_LIMIT", "NgsolveSolution", "solve_maxwell_ngsolve"]
+__all__ = ["DIRECT_LIMIT", "NgsolveSolution", "solve_maxwell_ngsolve"]

@@ -1,4 +1,4 @@
-"""Second-order H(curl) element on tetrahedra: the complete-linear space, hierarchical over N0.
+"""The order-1 H(curl) element on tetrahedra: the complete-linear space, hierarchical over N0.
 
 The space is Nédélec's second kind of degree 1 (complete P1 vector fields, 2 DOFs per edge,
 12 per tet), written as a hierarchical basis: for every edge e = (a, b)
@@ -20,7 +20,7 @@ with s ∈ [0, 1] running from a to b and t = b − a:
     m_e(u) = 3 ∫₀¹ u·t (1 − 2 s) ds  (a Legendre moment; invariant under reversing the edge)
 
 (w_e·t = 1 and g_e·t = 1 − 2 s on e; every other basis function has no tangential trace on e.)
-The interpolant :func:`edge_interpolant2` reproduces every degree-1 field exactly.
+The interpolant :func:`complete_linear_interpolant` reproduces every degree-1 field exactly.
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ from skfem.element.element_hcurl import ElementHcurl
 from skfem.refdom import RefTet
 
 from surrogate.core.errors import InputError
+from surrogate.fem.tet_geometry import edge_gauss_points
 
 _N0 = ElementTetN0()
 _BARY_GRADS = np.array([[-1.0, -1.0, -1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
-_GAUSS_EDGE = np.polynomial.legendre.leggauss(5)  # exact for degree ≤ 9 along an edge
 
 
-class ElementTetN2(ElementHcurl):
+class ElementTetCompleteLinear(ElementHcurl):
     """Complete-linear H(curl) element (2 DOFs per edge), hierarchical: Whitney + ∇(λ_aλ_b).
 
     Local DOF 2 k is skfem's N0 function of reference edge k (same sign convention), 2 k + 1 the
@@ -88,24 +88,19 @@ def edge_dof_indices(edges: np.ndarray) -> np.ndarray:
     return (2 * e[:, None] + np.arange(2)).ravel()
 
 
-def edge_interpolant2(mesh: MeshTet, fn, edges: np.ndarray | None = None) -> np.ndarray:
-    """Order-2 DOFs of a field: (ℓ_e(u), m_e(u)) per edge, flattened as 2 e, 2 e + 1.
+def complete_linear_interpolant(mesh: MeshTet, fn, edges: np.ndarray | None = None) -> np.ndarray:
+    """Complete-linear DOFs of a field: (ℓ_e(u), m_e(u)) per edge, flattened as 2 e, 2 e + 1.
 
     ``fn`` maps points (N, 3) to (N, 3); ``edges`` selects edge indices (default: all). The
     result has length 2·len(edges) and is aligned with :func:`edge_dof_indices` (``edges``).
     The even entries equal N0's ``edge_interpolant`` (5-point Gauss along each edge).
     """
-    idx = np.arange(mesh.edges.shape[1]) if edges is None else np.asarray(edges, dtype=np.int64)
-    a, b = mesh.p[:, mesh.edges[0, idx]].T, mesh.p[:, mesh.edges[1, idx]].T  # (E, 3)
-    s, w = _GAUSS_EDGE
-    s, w = 0.5 * (s + 1.0), 0.5 * w  # Gauss–Legendre on [0, 1]
-    t = b - a
-    pts = (a[None] + s[:, None, None] * t[None]).reshape(-1, 3)  # (G·E, 3), node-major
+    s, w, t, pts = edge_gauss_points(mesh, edges)
     vals = np.asarray(fn(pts), dtype=np.float64)
     if vals.shape != pts.shape:
         raise InputError(f"the field must map (N, 3) points to (N, 3) values, got {vals.shape}")
-    tangential = np.einsum("gec,ec->ge", vals.reshape(len(s), len(idx), 3), t)  # (G, E)
-    out = np.empty((len(idx), 2))
+    tangential = np.einsum("gec,ec->ge", vals.reshape(len(s), len(t), 3), t)  # (G, E)
+    out = np.empty((len(t), 2))
     out[:, 0] = w @ tangential
     out[:, 1] = 3.0 * (w * (1.0 - 2.0 * s)) @ tangential
     return out.ravel()
@@ -116,11 +111,11 @@ def n0_only_error(basis, dofs: np.ndarray, where: str) -> InputError | None:
     path ``where``; None when the field looks like an N0 field."""
     n_edges = basis.mesh.edges.shape[1]
     size = np.asarray(dofs).size
-    if isinstance(getattr(basis, "elem", None), ElementTetN2) or size == 2 * n_edges:
-        return InputError(f"{where} takes lowest-order (N0, 1 DOF per edge) fields, got an "
+    if isinstance(getattr(basis, "elem", None), ElementTetCompleteLinear) or size == 2 * n_edges:
+        return InputError(f"{where} takes lowest-order (N0, 1 DOF per edge) fields, got a "
                           f"complete-linear field ({size} DOFs = 2 per edge on {n_edges} edges); "
-                          "evaluate it with its ElementTetN2 basis "
-                          "(complete_linear_eval.evaluate_n2)")
+                          "evaluate it with its ElementTetCompleteLinear basis "
+                          "(skfem.complete_linear.evaluate.evaluate_complete_linear)")
     return None
 
 
@@ -141,5 +136,5 @@ def p2_gradient(mesh: MeshTet) -> sp.csr_matrix:
     return sp.csr_matrix((vals, (rows, cols)), shape=(2 * ne, nv + ne))
 
 
-__all__ = ["ElementTetN2", "whitney_dofs", "bubble_dofs", "edge_dof_indices",
-           "edge_interpolant2", "n0_only_error", "p2_gradient"]
+__all__ = ["ElementTetCompleteLinear", "whitney_dofs", "bubble_dofs", "edge_dof_indices",
+           "complete_linear_interpolant", "n0_only_error", "p2_gradient"]

@@ -1,7 +1,7 @@
 """What the ngsolve backend builds from a mesh alone, once per (mesh, order), and reuses.
 
 A :class:`MeshSetup` holds the problem-independent part of a solve on one skfem mesh: the
-NGSolve mesh (:func:`~surrogate.fem.hcurl.ngsolve_mesh.ngsolve_mesh`), the spaces
+NGSolve mesh (:func:`~surrogate.fem.hcurl.ngsolve.mesh.ngsolve_mesh`), the spaces
 HCurl_k × H1_{k+1}, the integration rule at whose points the volume data are sampled
 (``IntegrationRuleSpace`` of order k + 1: NGSolve's rule of degree 2k + 2), those points in
 physical coordinates (computed from the arrays, no interpolation), and the boundary
@@ -101,7 +101,7 @@ def build_setup(points: np.ndarray, tets: np.ndarray, order: int) -> MeshSetup:
     """Build the :class:`MeshSetup` of the tetrahedra ``tets`` (m, 4) over ``points`` (n, 3)."""
     import ngsolve
 
-    from surrogate.fem.hcurl.ngsolve_mesh import ngsolve_mesh
+    from surrogate.fem.hcurl.ngsolve.mesh import ngsolve_mesh
 
     start = time.perf_counter()
     ngmesh = ngsolve_mesh(points, tets)
@@ -131,7 +131,7 @@ def bit_mask(bits: Any) -> np.ndarray:
 def tet_rule_points(points: np.ndarray, tets: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """Physical points (m·q, 3), element-major, of NGSolve reference points ``reference``
     (q, 3) in every tet: x = ξ v0 + η v1 + ζ v2 + (1 − ξ − η − ζ) v3 (the vertex order
-    :func:`~surrogate.fem.hcurl.ngsolve_mesh.ngsolve_mesh` keeps)."""
+    :func:`~surrogate.fem.hcurl.ngsolve.mesh.ngsolve_mesh` keeps)."""
     bary = np.column_stack([reference, 1.0 - reference.sum(axis=1)])  # (q, 4)
     corners = np.asarray(points, dtype=np.float64)[np.asarray(tets)]  # (m, 4, 3)
     return np.einsum("qk,mkd->mqd", bary, corners).reshape(-1, 3)

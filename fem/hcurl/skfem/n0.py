@@ -22,14 +22,14 @@ from skfem import Basis, ElementTetN0, ElementTetP1, MeshTet
 from surrogate.fem.hcurl import forms
 from surrogate.fem.hcurl.errors import error_intorder
 from surrogate.fem.hcurl.errors import hcurl_errors as _hcurl_errors
-from surrogate.fem.hcurl.skfem_solution import SkfemSolution
+from surrogate.fem.hcurl.skfem.solution import SkfemSolution
 from surrogate.fem.hcurl.solvers import solve_hcurl_spd, solve_maxwell_saddle
 from surrogate.fem.mesh_quality import check_mesh
+from surrogate.fem.tet_geometry import edge_gauss_points
 
 ORDER = 0
 ASSEMBLY_INTORDER = 2  # exact for the N0 mass and φ curl–curl matrices (φ quadratic)
 ERROR_INTORDER = error_intorder(ORDER)  # 4: its error is O(h^5), far below O(h)
-_GAUSS_EDGE = np.polynomial.legendre.leggauss(5)
 
 NedelecSolution = SkfemSolution
 """An N0 field (``order`` 0); the name of earlier releases."""
@@ -41,26 +41,16 @@ def edge_interpolant(mesh: MeshTet, fn, edges: np.ndarray | None = None) -> np.n
     ``fn`` maps points (N, 3) to (N, 3); ``edges`` selects edge indices (default: all).
     Returns (len(edges),) in the orientation of mesh.edges (low → high node index).
     """
-    idx = np.arange(mesh.edges.shape[1]) if edges is None else np.asarray(edges, dtype=np.int64)
-    a, b = mesh.p[:, mesh.edges[0, idx]].T, mesh.p[:, mesh.edges[1, idx]].T  # (E, 3)
-    s, w = _GAUSS_EDGE
-    s, w = 0.5 * (s + 1.0), 0.5 * w  # Gauss–Legendre on [0, 1]
-    t = b - a
-    pts = (a[None] + s[:, None, None] * t[None]).reshape(-1, 3)  # (G·E, 3), node-major
-    vals = np.asarray(fn(pts)).reshape(len(s), len(idx), 3)
+    s, w, t, pts = edge_gauss_points(mesh, edges)
+    vals = np.asarray(fn(pts)).reshape(len(s), len(t), 3)
     return np.einsum("g,gec,ec->e", w, vals, t)
 
 
 def best_approximation(mesh: MeshTet, problem, *, solver: str = "auto", rtol: float = 1e-10
                        ) -> SkfemSolution:
-    """H(curl) best approximation of ``problem.u`` in N0 (the paper's FEM baseline).
-
-    InputError for a degenerate or inverted mesh (:func:`check_mesh`), SolverError when the
-    linear solve fails (singular factorisation, no convergence).
-    """
-    forms.require_exact(problem)
-    check_mesh(mesh)
-    t0 = time.perf_counter()
+    """H(curl) best approximation of ``problem.u`` in N0 (the paper's FEM baseline); errors
+    as :func:`solve_maxwell`."""
+    t0 = _checked_start(mesh, problem)
     basis = Basis(mesh, ElementTetN0(), intorder=ASSEMBLY_INTORDER)
     t1 = time.perf_counter()
     A = forms.curlcurl_mass.assemble(basis)
@@ -77,12 +67,11 @@ def solve_maxwell(mesh: MeshTet, problem, *, solver: str = "auto", rtol: float =
                   ) -> SkfemSolution:
     """Mixed N0 × P1 solve of curl(φ curl u) = f, div u = 0, u × n from the exact u.
 
-    InputError for a degenerate or inverted mesh (:func:`check_mesh`), SolverError when the
-    linear solve fails (singular factorisation, no convergence).
+    InputError for a problem without exact u or a degenerate or inverted mesh
+    (:func:`check_mesh`), SolverError when the linear solve fails (singular factorisation, no
+    convergence).
     """
-    forms.require_exact(problem)
-    check_mesh(mesh)
-    t0 = time.perf_counter()
+    t0 = _checked_start(mesh, problem)
     bu = Basis(mesh, ElementTetN0(), intorder=ASSEMBLY_INTORDER)
     bp = Basis(mesh, ElementTetP1(), intorder=ASSEMBLY_INTORDER)
     t1 = time.perf_counter()
@@ -100,6 +89,13 @@ def solve_maxwell(mesh: MeshTet, problem, *, solver: str = "auto", rtol: float =
     t3 = time.perf_counter()
     return SkfemSolution(mesh, bu, dofs, "solve",
                          {"basis": t1 - t0, "assembly": t2 - t1, "solve": t3 - t2}, info, ORDER)
+
+
+def _checked_start(mesh: MeshTet, problem) -> float:
+    """``time.perf_counter()`` after the checks of both formulations (exact u, a valid mesh)."""
+    forms.require_exact(problem)
+    check_mesh(mesh)
+    return time.perf_counter()
 
 
 def l2_error(solution, exact, *, intorder: int = ERROR_INTORDER) -> float:

@@ -7,8 +7,8 @@ preconditioner is additive (Hiptmair–Xu 2007, with the p-version lowest-order 
     B = S + E_w B_HX E_wᵀ + G₂ AMG(G₂ᵀ A G₂) G₂ᵀ,
 
 S one symmetric Gauss–Seidel sweep on A, E_w the injection of the Whitney (N0) DOFs with B_HX
-the N0 Hiptmair–Xu preconditioner of their block, G₂ the exact P2 → N2 gradient. On the cube
-it takes 21–24 CG iterations to 1e-10 on levels 3–4 (8k–62k DOFs).
+the N0 Hiptmair–Xu preconditioner of their block, G₂ the exact P2 → complete-linear gradient.
+On the cube it takes 21–24 CG iterations to 1e-10 on levels 3–4 (8k–62k DOFs).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import scipy.sparse.linalg as spla
 
 from surrogate.core.errors import SolverError
 from surrogate.fem.hcurl.amg import smoothed_aggregation_solver
-from surrogate.fem.hcurl.complete_linear_element import p2_gradient, whitney_dofs
 from surrogate.fem.hcurl.hiptmair_xu import hx_preconditioner
+from surrogate.fem.hcurl.skfem.complete_linear.element import p2_gradient, whitney_dofs
 from surrogate.fem.hcurl.solvers import SolveInfo, _aux_operators
 
 
@@ -53,7 +53,7 @@ class AmgCg:
         return x
 
 
-def n2_preconditioner(A: sp.spmatrix, mesh) -> spla.LinearOperator:
+def complete_linear_preconditioner(A: sp.spmatrix, mesh) -> spla.LinearOperator:
     """B ≈ A⁻¹ for the complete-linear curl–curl + mass matrix A on all DOFs (module docstring)."""
     from pyamg.relaxation.relaxation import gauss_seidel
 
@@ -89,14 +89,14 @@ def spd_iterative(A: sp.spmatrix, b: np.ndarray, mesh, *, rtol: float = 1e-10,
     def tick(_):
         count[0] += 1
 
-    x, _ = spla.cg(A, b, rtol=rtol, maxiter=maxiter, M=n2_preconditioner(A, mesh),
+    x, _ = spla.cg(A, b, rtol=rtol, maxiter=maxiter, M=complete_linear_preconditioner(A, mesh),
                    callback=tick)
     nb = max(np.linalg.norm(b), 1e-300)
     res = float(np.linalg.norm(b - A @ x) / nb)
     if not res <= 10 * rtol:
         raise SolverError(f"CG on the {len(b)}-unknown order-1 H(curl) system did not converge "
                           f"in {count[0]} iterations: relative residual {res:.3e}")
-    return x, SolveInfo("cg-hx2", count[0], res, time.perf_counter() - start, len(b))
+    return x, SolveInfo("cg-hx-hierarchical", count[0], res, time.perf_counter() - start, len(b))
 
 
-__all__ = ["AmgCg", "n2_preconditioner", "spd_iterative"]
+__all__ = ["AmgCg", "complete_linear_preconditioner", "spd_iterative"]
