@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from surrogate.core.errors import InputError, SolverError
-from surrogate.fem.hcurl.registry import METHODS, check_backend, check_order, check_solver
+from surrogate.fem.hcurl.registry import check_backend, check_method, check_order, check_solver
 
 ProgressCallback = Callable[[int, int, str], None]
 
@@ -29,17 +29,16 @@ def observed_rate(e_coarse: float, e_fine: float, h_coarse: float, h_fine: float
 
 def check_study_options(levels: Sequence[int], method: str, solver: str,
                         order: int = 0, backend: str = "skfem") -> list[int]:
-    """Validate levels (integers ≥ 1, increasing), method, solver, backend and FEM order;
-    return the levels."""
+    """Validate levels (integers ≥ 0, increasing; the domain refuses a level it lacks),
+    method, solver, backend and FEM order; return the levels."""
     order = check_order(order, check_backend(backend))
-    if method not in METHODS:
-        raise InputError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
+    check_method(method, backend, order)
     check_solver(solver, backend, order)
     levels = [int(level) for level in levels]
     if not levels:
         raise InputError("no mesh level given")
-    if min(levels) < 1:
-        raise InputError(f"mesh levels start at 1, got {min(levels)}")
+    if min(levels) < 0:
+        raise InputError(f"mesh levels start at 0, got {min(levels)}")
     if any(b <= a for a, b in zip(levels[:-1], levels[1:], strict=True)):
         raise InputError(f"mesh levels must increase, got {levels}")
     return levels

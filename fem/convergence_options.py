@@ -15,14 +15,11 @@ from surrogate.core.typed_config import setting
 from surrogate.fem.hcurl import registry
 
 
-def backend_names() -> tuple[str, ...]:
-    """The registered FEM backends, as the registry holds them now."""
-    return tuple(registry.BACKENDS)
-
-
 def solver_names() -> tuple[str, ...]:
-    """The linear solvers any registered backend offers, in the registry's order."""
-    return tuple(dict.fromkeys(s for b in registry.BACKENDS.values() for s in b.solvers))
+    """The linear solvers some registered backend offers at some order, in the registry's
+    order (each backend and order checks its own: :func:`registry.check_solver`)."""
+    return tuple(dict.fromkeys(s for b in registry.BACKENDS.values() for order in b.orders
+                               for s in b.solvers_of(order)))
 
 
 def order_names() -> tuple[str, ...]:
@@ -50,12 +47,13 @@ class ConvergenceOptions:
                           "offers it); solve: mixed Maxwell solve.",
                           listed=lambda: registry.METHODS)
     solver: str = setting("auto", doc="Linear solver: direct, iterative (CG-HX / MINRES), auto "
-                          "by size.", listed=solver_names)
+                          "by size; monolithic: one LU of the whole saddle-point system "
+                          "(skfem order 1).", listed=solver_names)
     fem_backend: str = setting(registry.OWN_BACKEND, doc="FEM backend: the toolkit's own "
                                f"({registry.OWN_BACKEND}) or an optional one, installed as its "
                                "extra (pip install 'surrogate[NAME]'); each backend's orders "
                                "are in the table of FEM orders (docs/cli.md).",
-                               listed=backend_names, deprecated=("backend",))
+                               listed=registry.backend_names, deprecated=("backend",))
     fem_order: int = setting(0, doc="FEM order, NGSolve's numbering: 0 = lowest-order Nédélec "
                              "(N0), 1 = complete linear (L² error O(h²)), 2 = complete "
                              "quadratic, ... (the table in docs/cli.md).", parse=parse_order,
@@ -65,24 +63,16 @@ class ConvergenceOptions:
     problem: str = setting("maxwell", doc="Problem with an exact solution.")
 
     def __post_init__(self) -> None:
-        backend = registry.BACKENDS[registry.check_backend(self.fem_backend)]
-        object.__setattr__(self, "fem_order", registry.check_order(self.fem_order, backend.name))
-        if self.method not in registry.METHODS:
-            raise InputError(f"unknown method {self.method!r}; choose one of: "
-                             f"{', '.join(registry.METHODS)}")
-        if self.method not in backend.methods:
-            raise InputError(f"the {backend.name} backend offers only: "
-                             f"{', '.join(backend.methods)} (--method)")
-        if self.solver not in backend.solvers:
-            raise InputError(f"unknown solver {self.solver!r}; choose one of: "
-                             f"{', '.join(backend.solvers)}")
+        from surrogate.fem.convergence import check_study_options
+
+        backend = registry.check_backend(self.fem_backend)
+        object.__setattr__(self, "fem_order", registry.check_order(self.fem_order, backend))
+        levels = level_tuple(self.levels) if isinstance(self.levels, str) else tuple(self.levels)
+        object.__setattr__(self, "levels", tuple(check_study_options(
+            levels, self.method, self.solver, self.fem_order, backend)))
         if isinstance(self.fem_threads, bool) or not isinstance(self.fem_threads, int) \
                 or self.fem_threads < 1:
             raise InputError(f"--fem-threads must be an integer >= 1, got {self.fem_threads!r}")
-        levels = level_tuple(self.levels) if isinstance(self.levels, str) else tuple(self.levels)
-        if not levels or any(b <= a for a, b in zip(levels[:-1], levels[1:], strict=False)):
-            raise InputError(f"mesh levels must increase, got {list(levels)}")
-        object.__setattr__(self, "levels", tuple(int(level) for level in levels))
 
     def record(self) -> dict[str, Any]:
         """The options as the study's JSON records them (keys of the rows: backend, order)."""
@@ -105,5 +95,5 @@ def run_convergence_study(options: ConvergenceOptions,
                              threads=options.fem_threads, on_progress=on_progress)
 
 
-__all__ = ["ConvergenceOptions", "backend_names", "order_names", "parse_order",
+__all__ = ["ConvergenceOptions", "order_names", "parse_order",
            "run_convergence_study", "solver_names"]

@@ -122,13 +122,7 @@ class FemMethod:
             rtol: float = 1e-10, threads: int = 1):
         """The best approximation ("best") or the mixed solve ("solve", eq. 7.1)."""
         backend = BACKENDS[self.backend]
-        if method not in METHODS:
-            raise InputError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
-        offered = backend.order_methods(self.order)
-        if method not in offered:
-            raise InputError(f"the {self.backend} backend offers only "
-                             f"{' and '.join(METHOD_NAMES[m] for m in offered)} at order "
-                             f"{self.order}")
+        check_method(method, self.backend, self.order)
         check_solver(solver, self.backend, self.order)
         return backend.functions[(self.order, method)](
             mesh, problem, solver=solver, rtol=rtol,
@@ -233,6 +227,17 @@ def shared_solvers() -> tuple[str, ...]:
     hands its ``--solver`` to each)."""
     names = [BACKENDS[b].solvers_of() for b in BACKENDS]
     return tuple(s for s in names[0] if all(s in other for other in names[1:]))
+
+
+def check_method(method: Any, backend: str, order: int) -> str:
+    """``method`` as ``backend`` offers it at ``order``; InputError naming the choices."""
+    if method not in METHODS:
+        raise InputError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
+    offered = BACKENDS[backend].order_methods(order)
+    if method not in offered:
+        raise InputError(f"the {backend} backend offers only "
+                         f"{' and '.join(METHOD_NAMES[m] for m in offered)} at order {order}")
+    return str(method)
 
 
 def check_solver(solver: Any, backend: str | None = None, order: int | None = None) -> str:
@@ -360,7 +365,7 @@ __all__ = ["METHODS", "METHOD_NAMES", "ORDER_NAMES", "BACKENDS", "FEM_ORDERS",
            "OWN_BACKEND", "Backend", "Lazy", "lazy", "register_backend", "backend_names",
            "FemMethod", "order_name", "fem_name", "backend_rank", "backend_installed",
            "installed_backends", "shared_solvers", "check_solver",
-           "check_backend", "parse_backends", "check_order", "parse_orders",
+           "check_backend", "check_method", "parse_backends", "check_order", "parse_orders",
            "order_from_legacy", "fem_method", "fem_methods", "evaluation_methods",
            "backends_note", "hcurl_dofs", "fem_key", "parse_fem_key", "fem_approximation",
            "fem_hcurl_errors", "naming_table"]

@@ -95,7 +95,8 @@ def test_asking_for_a_missing_ngsolve_is_one_line_and_exit_2(monkeypatch):
     (["--backend", "skfem", "--fem-backend", "skfem"], "--backend and --fem-backend are one "
                                                        "option"),
     (["--domain", "torus"], "unknown domain 'torus'"),
-    (["--levels", "0-2"], "levels start at 1"),
+    (["--domain", "cylinder", "--levels", "0-2"], "mesh level must be an integer >= 1"),
+    (["--levels", "-1"], "expected e.g. '1-5'"),
     (["--levels", "3-1"], "inverted range"),
     (["--levels", "a-b"], "expected e.g. '1-5'"),
     (["--problem", "heat"], "unknown problem 'heat'"),
@@ -155,11 +156,24 @@ def test_help_has_example_and_choices():
     result = runner.invoke(app, ["fem", "convergence", "--help"])
     assert result.exit_code == 0
     assert "Example: surrogate fem convergence" in result.output
-    assert "[best|solve]" in result.output and "[auto|direct|iterative]" in result.output
-    assert "[skfem|ngsolve]" in result.output and "[0|1|2|3|4]" in result.output
     command = typer.main.get_command(app).commands["fem"].commands["convergence"]
+    metavars = {param.opts[0]: param.metavar for param in command.params}
+    assert metavars["--method"] == "[best|solve]"
+    assert metavars["--solver"] == "[auto|direct|iterative|monolithic]"  # the registry's
+    assert metavars["--fem-backend"] == "[skfem|ngsolve]"
+    assert metavars["--fem-order"] == "[0|1|2|3|4]"
+    assert "[skfem|ngsolve]" in result.output and "[0|1|2|3|4]" in result.output
     helps = {param.opts[0]: param.help or "" for param in command.params}
     for old in ("backend", "order", "threads"):
         assert f"Formerly --{old} (deprecated)" in helps[f"--fem-{old}"]
     hidden = sorted(opt for param in command.params if param.hidden for opt in param.opts)
     assert hidden == ["--backend", "--order", "--threads"]  # accepted, not listed
+
+
+def test_the_cube_has_a_level_0_and_its_rate_to_level_1():
+    """Level 0 (6 tets) is the cube's coarsest mesh: the study starts there, N0's L² rate."""
+    result = runner.invoke(app, ["fem", "convergence", "--levels", "0-1", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["rows"]
+    assert [row["level"] for row in rows] == [0, 1]
+    assert rows[0]["ndofs"] == 19 and rows[1]["l2_rate"] == pytest.approx(0.80, abs=0.02)

@@ -55,7 +55,7 @@ def test_observed_rate():
 
 
 @pytest.mark.parametrize("levels, method, solver, match", [
-    ([0, 1], "best", "auto", "start at 1"),
+    ([-1, 1], "best", "auto", "start at 0"),
     ([3, 2], "best", "auto", "increase"),
     ([], "best", "auto", "no mesh level"),
     ([1], "galerkin", "auto", "best, solve"),
@@ -64,6 +64,11 @@ def test_observed_rate():
 def test_bad_options(levels, method, solver, match):
     with pytest.raises(InputError, match=match):
         check_study_options(levels, method, solver)
+
+
+def test_a_method_the_backend_lacks_at_that_order_is_refused_before_any_work():
+    with pytest.raises(InputError, match="ngsolve backend offers only the mixed solve"):
+        check_study_options([1], "best", "auto", order=2, backend="ngsolve")
 
 
 def test_unknown_domain():

@@ -29,8 +29,8 @@ def test_fem_convergence_runs_a_registered_toy_backend(toy):
 
     assert registry.backend_names() == ("skfem", "ngsolve", "toy")
     assert registry.FEM_BACKENDS == registry.backend_names()  # the live list
-    result = CliRunner().invoke(build_app(), ["fem", "convergence", "--backend", "toy",
-                                              "--order", "0", "--levels", "1-2", "--json"])
+    result = CliRunner().invoke(build_app(), ["fem", "convergence", "--fem-backend", "toy",
+                                              "--fem-order", "0", "--levels", "1-2", "--json"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["rows"]
     reference = convergence_study("cube", [1, 2], method="best", order=0, backend="skfem")
