@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml Makefile
 # steps -> errors on the unit cube next to the Nedelec FEM, with figures, ParaView files and
 # demo/report/index.html. About 3 minutes after the install on 2 cores.
 demo: install
-	$(SURROGATE) fem convergence --domain cube --levels 1-4 --method best --out demo/convergence.json
+	$(SURROGATE) fem convergence --domain cube --levels 1-4 --fem-method best --out demo/convergence.json
 	$(SURROGATE) gen-data maxwell -o demo/data/maxwell.h5
 	$(SURROGATE) fit demo/data/maxwell.h5 --arch frac-dnn -o demo/runs/frac-dnn --overwrite
 	$(SURROGATE) evaluate demo/runs/frac-dnn --domain cube --levels 0-4 --out demo/report \

@@ -44,5 +44,5 @@ done
     -o "$OUT/data/maxwell.h5" --quiet
 "$SURROGATE" fit "$OUT/data/maxwell.h5" --arch resnet --tau learned --width 32 --depth 2 \
     --epochs "$EPOCHS" --seed "$SEED" -o "$OUT/runs/resnet" --overwrite --quiet
-"$SURROGATE" evaluate "$OUT/runs/resnet" "${domains[@]}" --levels "$LEVELS" --fem best \
+"$SURROGATE" evaluate "$OUT/runs/resnet" "${domains[@]}" --levels "$LEVELS" --fem-method best \
     --slice z=0.5 --out "$OUT/report" --vtk "$OUT/report/vtk" --report

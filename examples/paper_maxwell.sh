@@ -56,7 +56,7 @@ for arch in resnet frac-dnn; do
 done
 while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n; done  # set -e stops at a failed fit
 
-"$SURROGATE" evaluate "${runs[@]}" --domain cube --levels "$LEVELS" --fem best \
+"$SURROGATE" evaluate "${runs[@]}" --domain cube --levels "$LEVELS" --fem-method best \
     --slice z=0.5 --out "$OUT/report" --vtk "$OUT/report/vtk" --report
 
 echo "open $OUT/report/index.html (tables, figures); ParaView: $OUT/report/vtk/cube.pvd"

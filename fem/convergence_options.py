@@ -45,7 +45,8 @@ class ConvergenceOptions:
                                       "'3' or a list '1,2,4'.", parse=level_tuple, shown="1-4")
     method: str = setting("best", doc="best: H(curl) best approximation (where the backend "
                           "offers it); solve: mixed Maxwell solve.",
-                          listed=lambda: registry.METHODS)
+                          listed=lambda: registry.METHODS, flag="fem-method",
+                          deprecated=("method",))
     solver: str = setting("auto", doc="Linear solver: direct, iterative (CG-HX / MINRES), auto "
                           "by size; monolithic: one LU of the whole saddle-point system "
                           "(skfem order 1).", listed=solver_names)

@@ -25,7 +25,7 @@ def convergence_group() -> OptionGroup:
     return OptionGroup("convergence", {"convergence": ConvergenceOptions})
 
 
-# --fem-backend/--fem-order/--method/--solver are plain strings with the registry's choices as
+# --fem-backend/--fem-order/--fem-method/--solver are plain strings with the registry's choices as
 # metavar (listed by --help) and are checked by ConvergenceOptions: a bad value then gives one
 # line on stderr and exit 2 like every other bad input, not click's multi-line usage panel, and
 # a backend registered after import is accepted.
@@ -41,7 +41,7 @@ def convergence(
     """Errors and observed rates of Nédélec approximations of the exact solution, by level.
 
     Example: surrogate fem convergence --domain cube --levels 1-3 --fem-backend ngsolve
-    --fem-order 2 --method solve --out conv.json
+    --fem-order 2 --fem-method solve --out conv.json
     """
 
     from surrogate import __version__

@@ -28,8 +28,8 @@ from typing import Any, NamedTuple
 from surrogate.core.errors import InputError
 from surrogate.fem.hcurl.backend import METHODS, Backend, Lazy, lazy
 
-METHOD_NAMES = {"best": "the best approximation (--method best)",
-                "solve": "the mixed solve (--method solve)"}
+METHOD_NAMES = {"best": "the best approximation (--fem-method best)",
+                "solve": "the mixed solve (--fem-method solve)"}
 
 
 class OrderName(NamedTuple):

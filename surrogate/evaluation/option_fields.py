@@ -14,6 +14,7 @@ from surrogate.core.level_ranges import level_tuple
 from surrogate.core.typed_config import setting
 from surrogate.evaluation.devices import DEVICE_CHOICES
 from surrogate.fem.hcurl.registry import (
+    BACKENDS,
     backend_names,
     parse_backends,
     parse_orders,
@@ -59,7 +60,9 @@ def fem_orders_field() -> Any:
                    "naming: 0 = N0, 1 = complete linear, 2 = complete quadratic, ...), each "
                    "run by every chosen backend that offers it.", flag="fem-order",
                    parse=parse_order_list,
-                   shown="each backend's defaults: skfem 0,1; ngsolve 0-3")
+                   shown="each backend's defaults: " + "; ".join(
+                       f"{b.name} {','.join(map(str, b.default_orders))}"
+                       for b in BACKENDS.values()))
 
 
 def fem_max_dofs_field(default: int) -> Any:

@@ -102,7 +102,7 @@ def test_evaluate_writes_json_with_resolved_options_and_prints_tables(runs, tmp_
 
 
 def test_evaluate_json_flag_prints_the_payload(runs, tmp_path):
-    result = _invoke("evaluate", runs["fdnn"], "--levels", "1", "--fem", "none",
+    result = _invoke("evaluate", runs["fdnn"], "--levels", "1", "--fem-method", "none",
                      "--out", tmp_path / "o", "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
@@ -113,6 +113,10 @@ def test_evaluate_json_flag_prints_the_payload(runs, tmp_path):
                                  "--json").output)
     assert [f["order"] for f in only_n0["records"][0]["fem_orders"]] == [0]
     assert payload["records"][0]["runs"]["fdnn"]["speedup_vs_fem"] is None
+    old = _invoke("evaluate", runs["fdnn"], "--levels", "1", "--fem", "none",
+                  "--out", tmp_path / "o2", "--json")  # the old spelling, for one release
+    assert old.exit_code == 0 and json.loads(old.stdout)["records"][0]["fem"] is None
+    assert old.stderr.splitlines() == ["warning: --fem is deprecated; use --fem-method"]
 
 
 def test_without_ngsolve_the_default_uses_skfem_and_says_so(runs, tmp_path, monkeypatch):
@@ -211,7 +215,7 @@ def test_bad_options_exit_2(runs, tmp_path):
     import torch
 
     cases = [(["--domain", "torus"], "unknown domain"), (["--levels", "3-1"], "inverted"),
-             (["--slice", "w=2"], "--slice"), (["--fem", "exact"], None),
+             (["--slice", "w=2"], "--slice"), (["--fem-method", "exact"], None),
              (["--fem-order", "7"], "unknown FEM order '7'; choose one of: 0 = N0"),
              (["--fem-order", "2", "--fem-backend", "skfem"],
               "no FEM backend of skfem offers the orders 2"),
@@ -297,7 +301,7 @@ def test_python_evaluate_reproduces_the_cli_report(runs, tmp_path):
     import surrogate
     from surrogate.evaluation.static.options import EvaluationOptions
 
-    args = ["--domain", "cube", "--levels", "1-2", "--fem", "solve", "--fem-order", "0"]
+    args = ["--domain", "cube", "--levels", "1-2", "--fem-method", "solve", "--fem-order", "0"]
     cli_out = tmp_path / "cli"
     result = _invoke("evaluate", runs["resnet"], runs["fdnn"], *args, "--out", cli_out,
                      "--report", "-q")

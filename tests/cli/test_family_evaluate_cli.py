@@ -145,7 +145,7 @@ def test_bad_input_is_one_line_exit_2(family_runs, tmp_path, case):
     elif case == "beside_single":
         args = [params, _with_dataset(params, tmp_path / "single", family=None)]
     elif case == "fem_flag":
-        args = [params, "--fem", "solve"]
+        args = [params, "--fem-method", "solve"]
     elif case == "truth_level_exact":  # radial has a closed form: no FEM truth to refine
         args = [params, "--truth-level", "4"]
     elif case == "draw_seed_on_single":

@@ -15,7 +15,7 @@ runner = CliRunner()
 def test_convergence_table_and_json(tmp_path):
     out = tmp_path / "res" / "conv.json"
     result = runner.invoke(app, ["fem", "convergence", "--domain", "cube", "--levels", "1-3",
-                                 "--method", "best", "--out", str(out)])
+                                 "--fem-method", "best", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "skfem order 0 (N0) best on cube" in result.output and f"wrote {out}" in result.output
     payload = json.loads(out.read_text())
@@ -33,7 +33,7 @@ def test_convergence_table_and_json(tmp_path):
 
 def test_convergence_json_quiet_and_solver(tmp_path):
     result = runner.invoke(app, ["fem", "convergence", "--domain", "cylinder", "--levels", "1,2",
-                                 "--method", "solve", "--solver", "iterative", "--json"])
+                                 "--fem-method", "solve", "--solver", "iterative", "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["options"]["solver"] == "iterative"
@@ -46,7 +46,7 @@ def test_convergence_json_quiet_and_solver(tmp_path):
 def test_convergence_order_1_rates_through_the_cli():
     """Order 1 (complete linear): L² rate ≈ 2, curl rate ≈ 1 on the cube, 2 DOFs per edge."""
     result = runner.invoke(app, ["fem", "convergence", "--fem-order", "1", "--levels", "1-3",
-                                 "--method", "solve", "--json"])
+                                 "--fem-method", "solve", "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     rows = payload["rows"]
@@ -64,7 +64,7 @@ def test_ngsolve_complete_quadratic_reaches_n0_level_5s_error_on_level_1():
     cube's level 1 (N0 level 5's error) and observed L² rates ≥ 2.8 over levels 1–3."""
     pytest.importorskip("ngsolve")
     result = runner.invoke(app, ["fem", "convergence", "--domain", "cube", "--levels", "1-3",
-                                 "--fem-backend", "ngsolve", "--fem-order", "2", "--method",
+                                 "--fem-backend", "ngsolve", "--fem-order", "2", "--fem-method",
                                  "solve", "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
@@ -78,7 +78,7 @@ def test_ngsolve_complete_quadratic_reaches_n0_level_5s_error_on_level_1():
 def test_asking_for_a_missing_ngsolve_is_one_line_and_exit_2(monkeypatch):
     monkeypatch.setitem(sys.modules, "ngsolve", None)
     result = runner.invoke(app, ["fem", "convergence", "--fem-backend", "ngsolve", "--fem-order",
-                                 "2", "--method", "solve", "--levels", "1"])
+                                 "2", "--fem-method", "solve", "--levels", "1"])
     assert result.exit_code == 2
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "pip install 'surrogate[ngsolve]'" in lines[0], result.stderr
@@ -100,7 +100,7 @@ def test_asking_for_a_missing_ngsolve_is_one_line_and_exit_2(monkeypatch):
     (["--levels", "3-1"], "inverted range"),
     (["--levels", "a-b"], "expected e.g. '1-5'"),
     (["--problem", "heat"], "unknown problem 'heat'"),
-    (["--method", "galerkin"], "unknown method 'galerkin'; choose one of: best, solve"),
+    (["--fem-method", "galerkin"], "unknown method 'galerkin'; choose one of: best, solve"),
     (["--solver", "gmres"], "unknown solver 'gmres'; choose one of: auto, direct, iterative"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
@@ -114,15 +114,16 @@ def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
 
 
 def test_old_spellings_work_with_one_deprecation_line_each():
-    """--backend/--order/--threads: the --fem-* options for one release, a notice each."""
+    """--backend/--order/--threads/--method: the --fem-* options for one release, a notice
+    each."""
     old = runner.invoke(app, ["fem", "convergence", "--backend", "skfem", "--order", "1",
                               "--threads", "1", "--levels", "1", "--method", "solve", "--json"])
     new = runner.invoke(app, ["fem", "convergence", "--fem-backend", "skfem", "--fem-order", "1",
-                              "--fem-threads", "1", "--levels", "1", "--method", "solve",
+                              "--fem-threads", "1", "--levels", "1", "--fem-method", "solve",
                               "--json"])
     assert old.exit_code == 0 and new.exit_code == 0, old.output
     assert old.stderr.splitlines() == [f"warning: --{name} is deprecated; use --fem-{name}"
-                                       for name in ("backend", "order", "threads")]
+                                       for name in ("method", "backend", "order", "threads")]
     assert new.stderr == ""
     old_rows, new_rows = json.loads(old.stdout)["rows"], json.loads(new.stdout)["rows"]
     assert json.loads(old.stdout)["options"] == json.loads(new.stdout)["options"]
@@ -158,16 +159,16 @@ def test_help_has_example_and_choices():
     assert "Example: surrogate fem convergence" in result.output
     command = typer.main.get_command(app).commands["fem"].commands["convergence"]
     metavars = {param.opts[0]: param.metavar for param in command.params}
-    assert metavars["--method"] == "[best|solve]"
+    assert metavars["--fem-method"] == "[best|solve]"
     assert metavars["--solver"] == "[auto|direct|iterative|monolithic]"  # the registry's
     assert metavars["--fem-backend"] == "[skfem|ngsolve]"
     assert metavars["--fem-order"] == "[0|1|2|3|4]"
     assert "[skfem|ngsolve]" in result.output and "[0|1|2|3|4]" in result.output
     helps = {param.opts[0]: param.help or "" for param in command.params}
-    for old in ("backend", "order", "threads"):
+    for old in ("backend", "order", "threads", "method"):
         assert f"Formerly --{old} (deprecated)" in helps[f"--fem-{old}"]
     hidden = sorted(opt for param in command.params if param.hidden for opt in param.opts)
-    assert hidden == ["--backend", "--order", "--threads"]  # accepted, not listed
+    assert hidden == ["--backend", "--method", "--order", "--threads"]  # accepted, not listed
 
 
 def test_the_cube_has_a_level_0_and_its_rate_to_level_1():

@@ -29,7 +29,8 @@ RUN_CONTROL = {
 """Options that are not config fields: inputs, outputs, the config/recipe file, printing."""
 
 DEPRECATED = {"fem convergence": {"--backend": "--fem-backend", "--order": "--fem-order",
-                                  "--threads": "--fem-threads"},
+                                  "--threads": "--fem-threads", "--method": "--fem-method"},
+              "evaluate": {"--fem": "--fem-method"}, "report": {"--fem": "--fem-method"},
               "prune": {"--tol": "--prune-tol"}}
 """Old spellings still accepted for one release (hidden, with a one-line notice)."""
 

@@ -73,7 +73,7 @@ def test_json_output_and_a_chosen_set(seq_run, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--levels", "1-2"], "--levels applies to pointwise, family runs, not to these sequence runs"),
-    (["--domain", "cube", "--fem", "solve"], "--domain applies to pointwise, family runs"),
+    (["--domain", "cube", "--fem-method", "solve"], "--domain applies to pointwise, family runs"),
     (["--horizon-factor", "1"], "--horizon-factor must be a number > 1"),
     (["--material-range", "rho=1,2"], "expected NAME=LOW,HIGH"),
     (["--sample", "9", "--vtk", "V"], "--sample 9: expected 0 <= sample < 1"),

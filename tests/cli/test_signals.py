@@ -181,7 +181,7 @@ def test_evaluate_keeps_the_old_output_folder_or_writes_the_new_one_whole(
         reference_run, tmp_path, rng):
     run, _ = reference_run
     out = tmp_path / "eval" / "out"
-    args = ["evaluate", run, "--domain", "cube", "--levels", "1-2", "--fem", "best",
+    args = ["evaluate", run, "--domain", "cube", "--levels", "1-2", "--fem-method", "best",
             "--fem-order", "1", "-q", "--vtk", tmp_path / "eval" / "vtk"]
     duration = _run(*args, "--out", out, "--intorder", "3")
     for k, delay in enumerate(_moments(duration, rng)):

@@ -221,7 +221,7 @@ def test_fit_and_evaluate_on_maxwell_data_through_the_cli(tmp_path):
     assert config["arch"] == "implicit-resnet" and config["theta"] == 0.5
     history = (run / "history.csv").read_text().splitlines()
     assert len(history) == 9
-    result = runner.invoke(app, ["evaluate", str(run), "--levels", "1", "--fem", "none",
+    result = runner.invoke(app, ["evaluate", str(run), "--levels", "1", "--fem-method", "none",
                                  "--out", str(tmp_path / "eval"), "--json", "--quiet"])
     assert result.exit_code == 0, result.output
     payload = json.loads((tmp_path / "eval" / "evaluation.json").read_text())

@@ -178,7 +178,7 @@ def test_fit_and_evaluate_on_maxwell_through_the_cli(maxwell_data, tmp_path):
     assert len(metrics["taus"]) == 3
     config = json.loads((run / "config.json").read_text())
     assert config["model"]["multistep"] is True and config["model"]["cubic"] == 0.1
-    result = runner.invoke(app, ["evaluate", str(run), "--levels", "1", "--fem", "none",
+    result = runner.invoke(app, ["evaluate", str(run), "--levels", "1", "--fem-method", "none",
                                  "--out", str(tmp_path / "eval"), "--quiet"])
     assert result.exit_code == 0, result.output
     payload = json.loads((tmp_path / "eval" / "evaluation.json").read_text())

@@ -42,7 +42,7 @@ class EvaluationOptions:
     levels: tuple[int, ...] = levels_field((1, 2, 3, 4), shown="1-4")
     fem: str = setting("best", doc="FEM baseline: H(curl) best approximation (by the backends "
                        "that offer it; the others solve), the mixed solve, or none.",
-                       choices=FEM_CHOICES)
+                       choices=FEM_CHOICES, flag="fem-method", deprecated=("fem",))
     fem_backends: tuple[str, ...] | None = fem_backends_field()
     fem_orders: tuple[int, ...] | None = fem_orders_field()
     fem_max_dofs: int = fem_max_dofs_field(40_000)
