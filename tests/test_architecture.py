@@ -175,6 +175,34 @@ def test_no_import_cycles():
         "\n".join(" <-> ".join(c) for c in cycles)
 
 
+def prefix_groups(root: Path, most: int = 3) -> list[str]:
+    """Package folders with more than ``most`` modules sharing a file-name prefix (the first
+    ``_``-separated word: ``complete_linear_eval.py`` is in group ``complete``), the pattern
+    that a subfolder should replace."""
+    found = []
+    for folder in PACKAGE_DIRS:
+        for directory in [root / folder, *(p for p in (root / folder).rglob("*") if p.is_dir())]:
+            stems = [p.stem for p in directory.glob("*.py") if p.stem != "__init__"]
+            groups: dict[str, list[str]] = {}
+            for stem in stems:
+                groups.setdefault(stem.split("_")[0], []).append(stem)
+            found += [f"{directory.relative_to(root)}: {', '.join(sorted(group))}"
+                      for group in groups.values() if len(group) > most]
+    return sorted(found)
+
+
+def test_no_prefix_group_of_more_than_3_files():
+    offenders = prefix_groups(ROOT)
+    assert not offenders, "file-name prefix groups (make them a folder):\n" + \
+        "\n".join(offenders)
+
+
+def test_prefix_groups_are_found(tmp_path):
+    root = _write(tmp_path, {f"fem/hcurl/ngsolve_{name}.py": "" for name in "abcd"})
+    assert prefix_groups(root) == ["fem/hcurl: ngsolve_a, ngsolve_b, ngsolve_c, ngsolve_d"]
+    assert prefix_groups(root, most=4) == []
+
+
 def test_no_module_over_400_lines():
     offenders = long_modules(ROOT)
     assert not offenders, f"modules over {MAX_LINES} lines: " + ", ".join(offenders)
