@@ -1,0 +1,84 @@
+"""The models of a study and one whole MFMC study with a FEM of the registry as reference."""
+
+import json
+
+import numpy as np
+import pytest
+
+from surrogate.core.errors import InputError
+from surrogate.fem.families import get_family
+from surrogate.uq import (
+    ExactQuantities,
+    MfmcSettings,
+    SurrogateQuantities,
+    estimate_mean,
+    fem_quantities,
+    one_off_seconds,
+    parse_quantities,
+    training_box,
+)
+
+pytestmark = pytest.mark.usefixtures("single_torch_thread")
+QUANTITIES = parse_quantities(["energy", "probe:0.3,0.2,0.5"])
+
+
+def test_fem_quantities_are_the_registrys_solve_at_its_error_rule():
+    from surrogate.fem.hcurl.registry import fem_hcurl_errors
+
+    family = get_family("radial")
+    mu = family.sample(2, 9)
+    fem = fem_quantities(family, QUANTITIES, backend="skfem", order=1, level=1,
+                         domain="cylinder")
+    assert fem.points.intorder == 6  # the error rule of the complete-linear space
+    weights = fem.points.weights
+    for m in mu:
+        problem = family.problem(m)
+        u_h, u = fem.one(m), problem.u(fem.points.points)
+        diff = (u_h - u)[: len(weights)]
+        error = np.sqrt(weights @ np.einsum("ij,ij->i", diff, diff))
+        # u_h at the rule's points in their order: the registry's own ‖u − u_h‖
+        solution = fem.method.run(fem.points.mesh, problem)
+        assert error == pytest.approx(fem_hcurl_errors(solution, problem.u, None)[0], rel=1e-9)
+        np.testing.assert_allclose(u_h[len(weights):], solution.values_at(fem.points.probes),
+                                   rtol=1e-12)
+    exact, values = ExactQuantities(family, fem.points)(mu), fem(mu)
+    # a coarse solve (cylinder level 1, ‖u − u_h‖/‖u‖ ≈ 0.16): E_h within (1 ± 0.2)² of E
+    assert np.all(np.abs(np.sqrt(values[:, 0] / exact[:, 0]) - 1) < 0.2)
+
+
+@pytest.mark.parametrize("spec, match", [({"backend": "nosuch"}, "unknown FEM backend"),
+                                         ({"order": 7}, "unknown FEM order"),
+                                         ({"level": 0, "domain": "cylinder"}, "level 0")])
+def test_a_fem_that_does_not_exist_is_a_one_line_error(spec, match):
+    with pytest.raises(InputError, match=match):
+        fem_quantities(get_family("radial"), QUANTITIES, **spec)
+
+
+def test_a_study_against_the_fem_and_its_record(radial_run):
+    family = get_family("radial")
+    fem = fem_quantities(family, QUANTITIES, order=0, level=1, domain="cylinder")
+    surrogate = SurrogateQuantities.from_run(radial_run, fem.points)
+    one_off = one_off_seconds(radial_run)
+    assert one_off["training"] > 0 and one_off["total"] >= one_off["training"]
+    settings = MfmcSettings(rse=0.05, pilot=8, seed=3, one_off_seconds=one_off["total"])
+    result = estimate_mean(fem, surrogate, training_box(radial_run).sample, settings,
+                           fem.points.names)
+    record = json.loads(json.dumps(result.to_dict()))
+    assert list(record["quantities"]) == list(fem.points.names)
+    energy = record["quantities"]["energy"]
+    assert energy["mfmc"]["n_high"] == record["allocation"]["high_samples"] >= 2
+    assert record["allocation"]["surrogate_samples"] >= record["allocation"]["high_samples"]
+    assert settings.one_off_seconds > 0 and record["seconds"]["one_off"] > 0
+    reduction = energy["variance_reduction"]
+    assert reduction["with_one_off"] < reduction["without_one_off"]
+    assert energy["surrogate_mc"]["note"].startswith("biased")
+    low, high = energy["mfmc"]["ci95"]
+    assert low < energy["mfmc"]["mean"] < high
+
+
+def test_a_budget_too_small_for_the_pilot_is_a_one_line_error(radial_run):
+    family = get_family("radial")
+    exact = ExactQuantities(family, fem_quantities(family, QUANTITIES[:1], level=1).points)
+    with pytest.raises(InputError, match="too small for the pilot"):
+        estimate_mean(exact, exact, training_box(radial_run).sample,
+                      MfmcSettings(budget=10.0, pilot=20, costs=(1.0, 0.01)), ("energy",))
