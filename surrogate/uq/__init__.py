@@ -16,6 +16,6 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "quantities": ("Quantity", "QuantityPoints", "parse_quantities", "quantity_points"),
     "models": ("SurrogateQuantities", "FemQuantities", "ExactQuantities", "fem_quantities",
                "default_domain", "one_off_seconds"),
-    "distributions": ("UniformBox", "training_box"),
+    "distributions": ("InputDistribution", "input_distribution", "run_distribution"),
     "mfmc": ("MfmcSettings", "UqResult", "estimate_mean"),
 })

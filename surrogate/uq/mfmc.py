@@ -44,7 +44,8 @@ from surrogate.uq.allocation import (
 from surrogate.uq.estimators import Estimate, mc_estimate, mfmc_estimate
 
 Model = Callable[[np.ndarray], np.ndarray]
-Progress = Callable[[str, int, int], None]
+Progress = Callable[[int, int, str], None]
+"""``(done, total, description)``, as the command line's progress display takes it."""
 PILOT = 50
 """Default number of shared pilot samples."""
 BLOCK = 16
@@ -143,7 +144,7 @@ def _timed(model: Model, mu: np.ndarray, progress: Progress | None, what: str,
         parts.append(np.asarray(model(mu[start:start + block]), dtype=np.float64))
         seconds += time.perf_counter() - begin
         if progress is not None:
-            progress(what, min(start + block, len(mu)), len(mu))
+            progress(min(start + block, len(mu)), len(mu), what)
     values = np.concatenate(parts)
     if values.ndim != 2 or len(values) != len(mu) or not np.isfinite(values).all():
         raise InputError(f"the {what} model returned {values.shape} values, some not finite, "
@@ -160,7 +161,7 @@ def _pilot(high: Model, low: Model, mu: np.ndarray, settings: MfmcSettings,
     if settings.budget is not None and len(mu) * w_first >= settings.budget:
         raise InputError(f"a budget of {settings.budget:.3g} s is too small for the pilot "
                          f"({len(mu)} high-fidelity samples at ≈ {w_first:.3g} s each)")
-    rest, rest_seconds = _timed(high, mu[1:], progress, "pilot", BLOCK)
+    rest, rest_seconds = _timed(high, mu[1:], progress, "pilot: high-fidelity", BLOCK)
     q_low, low_seconds = _timed(low, mu, None, "surrogate")
     q_high = np.concatenate([first, rest])
     seconds = {"high": first_seconds + rest_seconds, "surrogate": low_seconds}

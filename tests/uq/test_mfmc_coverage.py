@@ -13,7 +13,7 @@ from surrogate.uq import (
     estimate_mean,
     parse_quantities,
     quantity_points,
-    training_box,
+    run_distribution,
 )
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
@@ -28,7 +28,7 @@ def models(radial_run):
     family = get_family("radial")
     points = quantity_points(parse_quantities(["energy"]), "cylinder", 1, 1)
     return (ExactQuantities(family, points), SurrogateQuantities.from_run(radial_run, points),
-            training_box(radial_run))
+            run_distribution(radial_run))
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from surrogate.uq import (
     fem_quantities,
     one_off_seconds,
     parse_quantities,
-    training_box,
+    run_distribution,
 )
 
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
@@ -61,7 +61,7 @@ def test_a_study_against_the_fem_and_its_record(radial_run):
     one_off = one_off_seconds(radial_run)
     assert one_off["training"] > 0 and one_off["total"] >= one_off["training"]
     settings = MfmcSettings(rse=0.05, pilot=8, seed=3, one_off_seconds=one_off["total"])
-    result = estimate_mean(fem, surrogate, training_box(radial_run).sample, settings,
+    result = estimate_mean(fem, surrogate, run_distribution(radial_run).sample, settings,
                            fem.points.names)
     record = json.loads(json.dumps(result.to_dict()))
     assert list(record["quantities"]) == list(fem.points.names)
@@ -80,5 +80,5 @@ def test_a_budget_too_small_for_the_pilot_is_a_one_line_error(radial_run):
     family = get_family("radial")
     exact = ExactQuantities(family, fem_quantities(family, QUANTITIES[:1], level=1).points)
     with pytest.raises(InputError, match="too small for the pilot"):
-        estimate_mean(exact, exact, training_box(radial_run).sample,
+        estimate_mean(exact, exact, run_distribution(radial_run).sample,
                       MfmcSettings(budget=10.0, pilot=20, costs=(1.0, 0.01)), ("energy",))

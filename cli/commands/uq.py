@@ -1,0 +1,99 @@
+"""``surrogate uq RUN``: the mean of quantities of a family run's problems by multifidelity
+Monte Carlo.
+
+Its options are the fields of :class:`~surrogate.uq.options.UqOptions` (generated,
+:mod:`surrogate.cli.config_options`); it calls :func:`~surrogate.uq.study.run_uq` and prints;
+no numerics here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from surrogate.cli.common import err_console, progress_display, user_errors
+from surrogate.cli.config_options import OptionGroup
+from surrogate.cli.generated_command import GivenOptions, command_with_options
+from surrogate.core.json_files import json_text
+
+
+def uq_group() -> OptionGroup:
+    """The study's options: the fields of UqOptions."""
+    from surrogate.uq.options import UqOptions
+
+    return OptionGroup("uq", {"uq": UqOptions})
+
+
+def _lines(record: dict[str, Any]) -> list[str]:
+    """The summary: per quantity the MFMC estimate, the surrogate alone and the gain."""
+    alloc, seconds = record["allocation"], record["seconds"]
+    lines = [f"{record['high_fidelity']['label']} on {record['high_fidelity']['domain']} level "
+             f"{record['high_fidelity']['level']}: {alloc['high_samples']} solves, "
+             f"{alloc['surrogate_samples']} surrogate queries (pilot "
+             f"{record['pilot']['samples']}); seconds: pilot "
+             f"{seconds['pilot_high'] + seconds['pilot_surrogate']:.3g}, FEM "
+             f"{seconds['high']:.3g}, surrogate {seconds['surrogate']:.3g}, one-off "
+             f"{record['one_off_seconds']['total']:.3g}"]
+    for name, entry in record["quantities"].items():
+        mfmc, alone = entry["mfmc"], entry["surrogate_mc"]
+        gain = entry["variance_reduction"]
+        lines.append(f"E[{name}] = {mfmc['mean']:.6g} ± {mfmc['standard_error']:.2g} "
+                     f"(95 %: {mfmc['ci95'][0]:.6g} – {mfmc['ci95'][1]:.6g}); surrogate "
+                     f"alone {alone['mean']:.6g}, bias on the pilot "
+                     f"{alone['bias_on_pilot']['mean']:.2g} ± "
+                     f"{alone['bias_on_pilot']['standard_error']:.2g}; ρ = "
+                     f"{entry['pilot']['rho']:.5f}; variance ÷ {gain['without_one_off']:.3g} "
+                     f"against FEM-only MC at equal cost (÷ {gain['with_one_off']:.3g} with "
+                     "the one-off)")
+    return lines
+
+
+def uq(
+    run: Annotated[Path, typer.Argument(help="A family run (what `surrogate fit` wrote).")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write uq.json into this "
+                                             "folder.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the record as JSON.")]
+    = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")]
+    = False,
+    *,
+    options: GivenOptions,
+) -> None:
+    """Propagate parameter uncertainty: the mean of a quantity by multifidelity Monte Carlo.
+
+    The surrogate is the cheap model, a FEM of the registry (--fem-backend/--fem-order/
+    --fem-level) the reference: the estimate is unbiased for the FEM's expectation whatever
+    the surrogate's error. A pilot measures costs and correlations; the allocation then
+    reaches --rse or spends --budget seconds. The surrogate alone is reported with its bias
+    on the pilot, never as the answer.
+
+    Example: surrogate uq runs/family --qoi energy --qoi probe:0.5,0.5,0.5 --rse 1e-2 -o out/uq
+    """
+    with user_errors():
+        from surrogate.uq.options import UqOptions
+        from surrogate.uq.study import run_uq
+
+        typed = UqOptions(**options.fields(uq_group()))
+
+        def warn(line: str) -> None:
+            from rich.markup import escape
+
+            err_console.print(f"[bold yellow]warning:[/] {escape(line)}", highlight=False,
+                              soft_wrap=True)
+
+        with progress_display(quiet) as on_progress:
+            record = run_uq(run, typed, out, progress=on_progress, warn=warn)
+    if as_json:
+        typer.echo(json_text(record), nl=False)
+    elif not quiet:
+        for line in _lines(record):
+            typer.echo(line)
+        if out is not None:
+            typer.echo(f"wrote {out / 'uq.json'}")
+
+
+def register(app: typer.Typer) -> None:
+    """Attach ``uq`` to ``app``."""
+    app.command("uq")(command_with_options(uq, [uq_group()]))

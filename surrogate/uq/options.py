@@ -1,0 +1,76 @@
+"""What ``surrogate uq`` computes: the quantities, the target, the FEM of reference, the
+input distribution. The command's options are the :func:`setting` fields of
+:class:`UqOptions`, and a Python caller of :func:`~surrogate.uq.study.run_uq` gets the same
+checks (a plain frozen dataclass, as the evaluation options: ``qoi`` is a tuple, which
+:class:`~surrogate.core.typed_config.TypedConfig` does not check). Torch-free.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from surrogate.core.errors import InputError
+from surrogate.core.typed_config import setting
+from surrogate.evaluation.devices import DEVICE_CHOICES
+from surrogate.fem.hcurl import registry
+from surrogate.uq.mfmc import PILOT
+from surrogate.uq.quantities import QUANTITY_HELP
+
+DEFAULT_FEM = ("skfem", 1, 2)
+"""The FEM of reference when none is named: the toolkit's complete-linear mixed solve on
+level 2 of the test domain (relative L² error ≈ 3 % on ``radial``'s cube, ≈ 0.1 s a solve)."""
+
+
+@dataclass(frozen=True)
+class UqOptions:
+    """One MFMC study of a family run (``rse`` or ``budget``: exactly one)."""
+
+    qoi: tuple[str, ...] = setting(("energy",), doc=f"Quantity of interest (repeatable): "
+                                   f"{QUANTITY_HELP}.", multiple=True, shown="energy")
+    rse: float | None = setting(None, doc="Target relative standard error of the first "
+                                "quantity's mean; the allocation follows it.", gt=0, shown="none")
+    budget: float | None = setting(None, doc="Seconds of sampling, pilot included (the run's "
+                                   "one-off not counted).", gt=0, shown="none")
+    fem_backend: str = setting(DEFAULT_FEM[0], doc="Backend of the FEM of reference (the "
+                               "high-fidelity model), as evaluate names its candidates.",
+                               listed=registry.backend_names)
+    fem_order: int = setting(DEFAULT_FEM[1], doc="Order of the FEM of reference (0 = N0, 1 = "
+                             "complete linear, ...).", ge=0, listed=lambda: registry.FEM_ORDERS)
+    fem_level: int = setting(DEFAULT_FEM[2], doc="Mesh level of the FEM of reference on the "
+                             "test domain.", ge=0)
+    domain: str | None = setting(None, doc="Test domain: the energy's integral and the FEM's "
+                                 "mesh.", shown="the cube (closed form) or the training domain")
+    dist: str | None = setting(None, doc="TOML file of per-parameter scipy.stats "
+                               "distributions (uniform, norm, lognorm, truncnorm); the others "
+                               "uniform over the training box.", shown="uniform over the box")
+    strict: bool = setting(False, doc="Refuse a distribution with mass outside the training "
+                           "box instead of warning.")
+    pilot: int = setting(PILOT, doc="Shared pilot samples (costs, variances, correlation).",
+                         ge=3)
+    seed: int = setting(0, doc="Seed of the draws (numpy Generator).")
+    device: str = setting("cpu", doc="Where the surrogate runs.", choices=DEVICE_CHOICES)
+
+    def __post_init__(self) -> None:
+        if (self.rse is None) == (self.budget is None):
+            raise InputError("give either --rse (a target relative standard error) or "
+                             "--budget (seconds)")
+        for name in ("rse", "budget"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise InputError(f"--{name} must be > 0, got {value!r}")
+        if not self.qoi:
+            raise InputError("at least one --qoi is needed")
+        if self.pilot < 3:
+            raise InputError(f"--pilot must be >= 3, got {self.pilot}")
+        if self.device not in DEVICE_CHOICES:
+            raise InputError(f"unknown device {self.device!r}; choose one of: "
+                             f"{', '.join(DEVICE_CHOICES)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict of every field (written into uq.json)."""
+        return dataclasses.asdict(self)
+
+
+__all__ = ["DEFAULT_FEM", "UqOptions"]

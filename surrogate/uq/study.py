@@ -1,0 +1,68 @@
+"""One ``surrogate uq`` study: a family run, its FEM of reference, MFMC, ``uq.json``.
+
+The run's batched predictor is the low-fidelity model, the named FEM of the registry on the
+test domain the high-fidelity one (:mod:`surrogate.uq.models`); the input distribution is
+uniform over the run's training box or a ``--dist`` file
+(:mod:`surrogate.uq.distributions`); :func:`~surrogate.uq.mfmc.estimate_mean` does the rest.
+``uq.json`` (written atomically) holds the record of :meth:`UqResult.to_dict` with the run,
+the FEM, the distribution and the one-off seconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from surrogate.core.errors import InputError
+from surrogate.uq.options import UqOptions
+
+FORMAT = "surrogate-uq"
+VERSION = 1
+
+
+def run_uq(run: Any, options: UqOptions, out: str | Path | None = None, *,
+           progress: Callable[[int, int, str], None] | None = None,
+           warn: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The study of ``run`` (a Run or its folder) with ``options``; its record, also written
+    to ``out``/uq.json when ``out`` is given."""
+    from surrogate.core.json_files import write_json_file
+    from surrogate.fem.families import get_family
+    from surrogate.runs.load import load_run
+    from surrogate.uq.distributions import run_distribution
+    from surrogate.uq.mfmc import MfmcSettings, estimate_mean
+    from surrogate.uq.models import SurrogateQuantities, fem_quantities, one_off_seconds
+    from surrogate.uq.quantities import parse_quantities
+
+    quantities = parse_quantities(options.qoi)
+    run = run if hasattr(run, "model") else load_run(run)
+    name = run.dataset.get("family")
+    if name is None:
+        raise InputError(f"run {run.path} was trained on one problem; uq needs a family run")
+    family = get_family(str(name))
+    fem = fem_quantities(family, quantities, backend=options.fem_backend,
+                         order=options.fem_order, level=options.fem_level,
+                         domain=options.domain)
+    distribution = run_distribution(run, options.dist, warn, options.strict)
+    surrogate = SurrogateQuantities.from_run(run, fem.points, device=options.device)
+    one_off = one_off_seconds(run)
+    settings = MfmcSettings(rse=options.rse, budget=options.budget, pilot=options.pilot,
+                            seed=options.seed, one_off_seconds=one_off["total"])
+    result = estimate_mean(fem, surrogate, distribution.sample, settings, fem.points.names,
+                           progress)
+    record = {"format": FORMAT, "version": VERSION, "run": str(run.path), "family": str(name),
+              "high_fidelity": {"backend": fem.method.backend, "order": fem.method.order,
+                                "label": fem.method.label, "domain": fem.points.domain,
+                                "level": fem.points.level, "intorder": fem.points.intorder},
+              "surrogate": {"arch": str(getattr(run.model_config, "arch", "?")),
+                            "inputs": str(getattr(run.model_config, "inputs", "?")),
+                            "device": options.device},
+              "distribution": distribution.describe(), "one_off_seconds": one_off,
+              "options": options.to_dict(), **result.to_dict()}
+    if out is not None:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        write_json_file(Path(out) / "uq.json", record)
+    return record
+
+
+__all__ = ["FORMAT", "VERSION", "run_uq"]
