@@ -47,6 +47,11 @@ def _lines(record: dict[str, Any]) -> list[str]:
                      f"{entry['pilot']['rho']:.5f}; variance ÷ {gain['without_one_off']:.3g} "
                      f"against FEM-only MC at equal cost (÷ {gain['with_one_off']:.3g} with "
                      "the one-off)")
+    for name, entry in (record.get("sobol") or {}).get("quantities", {}).items():
+        if entry is not None:
+            parts = ", ".join(f"{p} {entry['S1'][p]['index']:.2f}/{entry['ST'][p]['index']:.2f}"
+                              for p in entry["S1"])
+            lines.append(f"Sobol S1/ST of {name} (surrogate): {parts}")
     return lines
 
 

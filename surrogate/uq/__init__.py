@@ -18,4 +18,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
                "default_domain", "one_off_seconds"),
     "distributions": ("InputDistribution", "input_distribution", "run_distribution"),
     "mfmc": ("MfmcSettings", "UqResult", "estimate_mean"),
+    "sobol": ("sobol_indices",),
+    "options": ("UqOptions",),
+    "study": ("run_uq",),
 })

@@ -17,6 +17,7 @@ from surrogate.evaluation.devices import DEVICE_CHOICES
 from surrogate.fem.hcurl import registry
 from surrogate.uq.mfmc import PILOT
 from surrogate.uq.quantities import QUANTITY_HELP
+from surrogate.uq.sobol import SOBOL_BASE
 
 DEFAULT_FEM = ("skfem", 1, 2)
 """The FEM of reference when none is named: the toolkit's complete-linear mixed solve on
@@ -50,6 +51,10 @@ class UqOptions:
     pilot: int = setting(PILOT, doc="Shared pilot samples (costs, variances, correlation).",
                          ge=3)
     seed: int = setting(0, doc="Seed of the draws (numpy Generator).")
+    sobol: bool = setting(False, doc="Also first-order and total Sobol indices of each "
+                          "quantity through the surrogate (SALib, bootstrap intervals).")
+    sobol_samples: int = setting(SOBOL_BASE, doc="Base sample N of the Sobol indices (a "
+                                 "power of 2): N (parameters + 2) surrogate queries.", ge=2)
     device: str = setting("cpu", doc="Where the surrogate runs.", choices=DEVICE_CHOICES)
 
     def __post_init__(self) -> None:
@@ -62,6 +67,8 @@ class UqOptions:
                 raise InputError(f"--{name} must be > 0, got {value!r}")
         if not self.qoi:
             raise InputError("at least one --qoi is needed")
+        if self.sobol_samples < 2:
+            raise InputError(f"--sobol-samples must be >= 2, got {self.sobol_samples}")
         if self.pilot < 3:
             raise InputError(f"--pilot must be >= 3, got {self.pilot}")
         if self.device not in DEVICE_CHOICES:

@@ -5,7 +5,8 @@ test domain the high-fidelity one (:mod:`surrogate.uq.models`); the input distri
 uniform over the run's training box or a ``--dist`` file
 (:mod:`surrogate.uq.distributions`); :func:`~surrogate.uq.mfmc.estimate_mean` does the rest.
 ``uq.json`` (written atomically) holds the record of :meth:`UqResult.to_dict` with the run,
-the FEM, the distribution and the one-off seconds.
+the FEM, the distribution and the one-off seconds, and with ``sobol`` the Sobol indices of
+each quantity through the surrogate (:func:`~surrogate.uq.sobol.sobol_indices`).
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ def run_uq(run: Any, options: UqOptions, out: str | Path | None = None, *,
                             "device": options.device},
               "distribution": distribution.describe(), "one_off_seconds": one_off,
               "options": options.to_dict(), **result.to_dict()}
+    if options.sobol:
+        from surrogate.uq.sobol import sobol_indices
+
+        record["sobol"] = {"model": "surrogate", **sobol_indices(
+            surrogate, distribution, fem.points.names, base=options.sobol_samples,
+            seed=options.seed)}
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
         write_json_file(Path(out) / "uq.json", record)

@@ -20,7 +20,8 @@ def _invoke(*args):
 def test_a_study_writes_uq_json(radial_run, tmp_path):
     out = tmp_path / "uq"
     result = _invoke(radial_run.path, "--qoi", "energy", "--qoi", "probe:0.2,0.1,0.5",
-                     "--rse", "0.2", "--seed", "4", *CHEAP, "-o", out)
+                     "--rse", "0.2", "--seed", "4", *CHEAP, "--sobol", "--sobol-samples", "256",
+                     "-o", out)
     assert result.exit_code == 0, result.output
     record = json.loads((out / "uq.json").read_text())
     assert record["format"] == "surrogate-uq" and record["family"] == "radial"
@@ -30,6 +31,14 @@ def test_a_study_writes_uq_json(radial_run, tmp_path):
     assert record["options"]["seed"] == 4 and record["pilot"]["samples"] == 5
     assert record["distribution"]["k"]["distribution"] == "uniform"
     assert "E[energy] = " in result.output and "wrote " in result.output
+    sobol = record["sobol"]
+    assert sobol["model"] == "surrogate" and sobol["evaluations"] == 256 * 8
+    assert list(sobol["quantities"]) == list(record["quantities"])
+    energy = sobol["quantities"]["energy"]
+    assert set(energy["S1"]) == {"k", "a", "b", "alpha", "p", "w"}
+    assert all(-0.2 < energy["S1"][p]["index"] <= energy["ST"][p]["index"] + 0.1
+               for p in energy["S1"])
+    assert "Sobol S1/ST of energy (surrogate): k " in result.output
 
 
 def test_a_distribution_file_is_used_and_checked(radial_run, tmp_path):
