@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from surrogate import __version__
-from surrogate.cli.commands import data, evaluate, fem, mesh, predict, train, uq, validate
+from surrogate.cli.commands import data, evaluate, fem, mesh, predict, serve, train, uq, validate
 from surrogate.cli.common import (
     install_interrupt_handlers,
     interrupt_exit,
@@ -50,7 +50,7 @@ def build_app() -> typer.Typer:
     (an architecture registered before this call has its options in ``fit``)."""
     built = typer.Typer(name="surrogate", no_args_is_help=True, add_completion=False, help=HELP)
     built.callback()(_root)
-    for module in (fem, data, train, evaluate, predict, validate, mesh, uq):
+    for module in (fem, data, train, evaluate, predict, validate, mesh, uq, serve):
         module.register(built)
     return built
 

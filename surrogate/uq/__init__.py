@@ -19,6 +19,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "distributions": ("InputDistribution", "input_distribution", "run_distribution"),
     "mfmc": ("MfmcSettings", "UqResult", "estimate_mean"),
     "sobol": ("sobol_indices",),
-    "options": ("UqOptions",),
-    "study": ("run_uq",),
+    "options": ("UqOptions", "ServeOptions"),
+    "study": ("run_uq", "study_models"),
+    "server": ("serve", "umbridge_model"),
 })

@@ -25,15 +25,12 @@ level 2 of the test domain (relative L² error ≈ 3 % on ``radial``'s cube, ≈
 
 
 @dataclass(frozen=True)
-class UqOptions:
-    """One MFMC study of a family run (``rse`` or ``budget``: exactly one)."""
+class ModelOptions:
+    """The two models of a study or a server: the quantities, the FEM of reference, the test
+    domain and the surrogate's device."""
 
     qoi: tuple[str, ...] = setting(("energy",), doc=f"Quantity of interest (repeatable): "
                                    f"{QUANTITY_HELP}.", multiple=True, shown="energy")
-    rse: float | None = setting(None, doc="Target relative standard error of the first "
-                                "quantity's mean; the allocation follows it.", gt=0, shown="none")
-    budget: float | None = setting(None, doc="Seconds of sampling, pilot included (the run's "
-                                   "one-off not counted).", gt=0, shown="none")
     fem_backend: str = setting(DEFAULT_FEM[0], doc="Backend of the FEM of reference (the "
                                "high-fidelity model), as evaluate names its candidates.",
                                listed=registry.backend_names)
@@ -43,6 +40,28 @@ class UqOptions:
                              "test domain.", ge=0)
     domain: str | None = setting(None, doc="Test domain: the energy's integral and the FEM's "
                                  "mesh.", shown="the cube (closed form) or the training domain")
+    device: str = setting("cpu", doc="Where the surrogate runs.", choices=DEVICE_CHOICES)
+
+    def __post_init__(self) -> None:
+        if not self.qoi:
+            raise InputError("at least one --qoi is needed")
+        if self.device not in DEVICE_CHOICES:
+            raise InputError(f"unknown device {self.device!r}; choose one of: "
+                             f"{', '.join(DEVICE_CHOICES)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict of every field (written into uq.json)."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class UqOptions(ModelOptions):
+    """One MFMC study of a family run (``rse`` or ``budget``: exactly one)."""
+
+    rse: float | None = setting(None, doc="Target relative standard error of the first "
+                                "quantity's mean; the allocation follows it.", gt=0, shown="none")
+    budget: float | None = setting(None, doc="Seconds of sampling, pilot included (the run's "
+                                   "one-off not counted).", gt=0, shown="none")
     dist: str | None = setting(None, doc="TOML file of per-parameter scipy.stats "
                                "distributions (uniform, norm, lognorm, truncnorm); the others "
                                "uniform over the training box.", shown="uniform over the box")
@@ -55,9 +74,9 @@ class UqOptions:
                           "quantity through the surrogate (SALib, bootstrap intervals).")
     sobol_samples: int = setting(SOBOL_BASE, doc="Base sample N of the Sobol indices (a "
                                  "power of 2): N (parameters + 2) surrogate queries.", ge=2)
-    device: str = setting("cpu", doc="Where the surrogate runs.", choices=DEVICE_CHOICES)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if (self.rse is None) == (self.budget is None):
             raise InputError("give either --rse (a target relative standard error) or "
                              "--budget (seconds)")
@@ -65,19 +84,26 @@ class UqOptions:
             value = getattr(self, name)
             if value is not None and not value > 0:
                 raise InputError(f"--{name} must be > 0, got {value!r}")
-        if not self.qoi:
-            raise InputError("at least one --qoi is needed")
         if self.sobol_samples < 2:
             raise InputError(f"--sobol-samples must be >= 2, got {self.sobol_samples}")
         if self.pilot < 3:
             raise InputError(f"--pilot must be >= 3, got {self.pilot}")
-        if self.device not in DEVICE_CHOICES:
-            raise InputError(f"unknown device {self.device!r}; choose one of: "
-                             f"{', '.join(DEVICE_CHOICES)}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict of every field (written into uq.json)."""
-        return dataclasses.asdict(self)
 
 
-__all__ = ["DEFAULT_FEM", "UqOptions"]
+@dataclass(frozen=True)
+class ServeOptions(ModelOptions):
+    """A UM-Bridge server of the two models."""
+
+    port: int = setting(4242, doc="TCP port of the server.", ge=1, le=65535)
+    max_seconds: float | None = setting(None, doc="Stop by itself after this many seconds.",
+                                        gt=0, shown="never")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not 1 <= self.port <= 65535:
+            raise InputError(f"--port must lie in [1, 65535], got {self.port}")
+        if self.max_seconds is not None and not self.max_seconds > 0:
+            raise InputError(f"--max-seconds must be > 0, got {self.max_seconds!r}")
+
+
+__all__ = ["DEFAULT_FEM", "ModelOptions", "UqOptions", "ServeOptions"]

@@ -16,10 +16,32 @@ from pathlib import Path
 from typing import Any
 
 from surrogate.core.errors import InputError
-from surrogate.uq.options import UqOptions
+from surrogate.uq.options import ModelOptions, UqOptions
 
 FORMAT = "surrogate-uq"
 VERSION = 1
+
+
+def study_models(run: Any, options: ModelOptions) -> tuple[Any, Any, Any, Any]:
+    """(loaded run, family, FEM model, surrogate model) of ``options`` for ``run`` (a Run or
+    its folder); InputError for a single-problem run, an unknown quantity or a FEM that does
+    not exist."""
+    from surrogate.fem.families import get_family
+    from surrogate.runs.load import load_run
+    from surrogate.uq.models import SurrogateQuantities, fem_quantities
+    from surrogate.uq.quantities import parse_quantities
+
+    quantities = parse_quantities(options.qoi)
+    run = run if hasattr(run, "model") else load_run(run)
+    name = run.dataset.get("family")
+    if name is None:
+        raise InputError(f"run {run.path} was trained on one problem; a family run is needed")
+    family = get_family(str(name))
+    fem = fem_quantities(family, quantities, backend=options.fem_backend,
+                         order=options.fem_order, level=options.fem_level,
+                         domain=options.domain)
+    return run, family, fem, SurrogateQuantities.from_run(run, fem.points,
+                                                          device=options.device)
 
 
 def run_uq(run: Any, options: UqOptions, out: str | Path | None = None, *,
@@ -28,30 +50,18 @@ def run_uq(run: Any, options: UqOptions, out: str | Path | None = None, *,
     """The study of ``run`` (a Run or its folder) with ``options``; its record, also written
     to ``out``/uq.json when ``out`` is given."""
     from surrogate.core.json_files import write_json_file
-    from surrogate.fem.families import get_family
-    from surrogate.runs.load import load_run
     from surrogate.uq.distributions import run_distribution
     from surrogate.uq.mfmc import MfmcSettings, estimate_mean
-    from surrogate.uq.models import SurrogateQuantities, fem_quantities, one_off_seconds
-    from surrogate.uq.quantities import parse_quantities
+    from surrogate.uq.models import one_off_seconds
 
-    quantities = parse_quantities(options.qoi)
-    run = run if hasattr(run, "model") else load_run(run)
-    name = run.dataset.get("family")
-    if name is None:
-        raise InputError(f"run {run.path} was trained on one problem; uq needs a family run")
-    family = get_family(str(name))
-    fem = fem_quantities(family, quantities, backend=options.fem_backend,
-                         order=options.fem_order, level=options.fem_level,
-                         domain=options.domain)
+    run, family, fem, surrogate = study_models(run, options)
     distribution = run_distribution(run, options.dist, warn, options.strict)
-    surrogate = SurrogateQuantities.from_run(run, fem.points, device=options.device)
     one_off = one_off_seconds(run)
     settings = MfmcSettings(rse=options.rse, budget=options.budget, pilot=options.pilot,
                             seed=options.seed, one_off_seconds=one_off["total"])
     result = estimate_mean(fem, surrogate, distribution.sample, settings, fem.points.names,
                            progress)
-    record = {"format": FORMAT, "version": VERSION, "run": str(run.path), "family": str(name),
+    record = {"format": FORMAT, "version": VERSION, "run": str(run.path), "family": family.name,
               "high_fidelity": {"backend": fem.method.backend, "order": fem.method.order,
                                 "label": fem.method.label, "domain": fem.points.domain,
                                 "level": fem.points.level, "intorder": fem.points.intorder},
@@ -72,4 +82,4 @@ def run_uq(run: Any, options: UqOptions, out: str | Path | None = None, *,
     return record
 
 
-__all__ = ["FORMAT", "VERSION", "run_uq"]
+__all__ = ["FORMAT", "VERSION", "study_models", "run_uq"]

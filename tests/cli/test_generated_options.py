@@ -19,6 +19,7 @@ RUN_CONTROL = {
     "report": {"run_dirs", "out", "vtk", "problem", "as_json", "quiet"},
     "predict": {"run", "out", "vtk", "as_json", "quiet"},
     "uq": {"run", "out", "as_json", "quiet"},
+    "serve": {"run", "quiet"},
     "fem convergence": {"out", "as_json", "quiet"},
     "mesh generate": {"geo", "out", "as_json", "quiet"},
     "mesh check": {"mesh", "as_json"},
