@@ -21,7 +21,8 @@ from surrogate.uq.sobol import SOBOL_BASE
 
 DEFAULT_FEM = ("skfem", 1, 2)
 """The FEM of reference when none is named: the toolkit's complete-linear mixed solve on
-level 2 of the test domain (relative L² error ≈ 3 % on ``radial``'s cube, ≈ 0.1 s a solve)."""
+level 2 of the test domain (on ``radial``'s cube: relative L² error 1.4 % median, 4.3 % max
+over 8 draws, 18 ms a solve on one thread)."""
 
 
 @dataclass(frozen=True)

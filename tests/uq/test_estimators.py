@@ -29,7 +29,7 @@ def test_mfmc_is_unbiased_and_its_standard_error_is_right(alpha):
     # the estimated standard error is the spread of the estimates (to ~5 %)
     assert np.sqrt(np.mean(estimate.standard_error ** 2)) == pytest.approx(spread, rel=0.05)
     coverage = estimate.covers(np.ones(REPEATS)).mean()
-    assert 0.93 <= coverage <= 0.96
+    assert 0.93 <= coverage <= 0.96  # 0.932 at α = 0: plain MC of a skewed Q, K = 40
     # Var(Q_hf) = 1 + 0.04, Cov = 0.9, Var(Q_lf) = 0.81 + 0.01 (Lemma 3.2's exact variance)
     exact = 1.04 / k + (1 / k - 1 / n) * (alpha ** 2 * 0.82 - 2 * alpha * 0.9)
     assert spread ** 2 == pytest.approx(exact, rel=0.06)
