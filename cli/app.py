@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import sys
 from typing import Annotated
 
@@ -52,7 +54,27 @@ def build_app() -> typer.Typer:
     built.callback()(_root)
     for module in (fem, data, train, evaluate, predict, validate, mesh, uq, serve):
         module.register(built)
+    _reflow_command_help(built)
     return built
+
+
+def reflowed(doc: str) -> str:
+    """``doc`` with the lines of each sentence joined: Rich keeps a docstring's line breaks,
+    so a paragraph wrapped at 100 columns in the source would wrap again, raggedly, on an
+    80-column terminal; joined, Rich wraps it once at the terminal's width. A line that ends
+    a sentence (".") keeps its break, so one-line items stay lines."""
+    return re.sub(r"(?<![.\n])\n(?!\n)", " ", inspect.cleandoc(doc))
+
+
+def _reflow_command_help(typer_app: typer.Typer) -> None:
+    """Every command's help (its docstring unless given) as :func:`reflowed` text, in the
+    app and its sub-apps (``fem``, ``gen-data``, ``mesh``)."""
+    for info in typer_app.registered_commands:
+        doc = info.help if info.help is not None else inspect.getdoc(info.callback)
+        if doc:
+            info.help = reflowed(doc)
+    for group in typer_app.registered_groups:
+        _reflow_command_help(group.typer_instance)
 
 
 app = build_app()

@@ -68,7 +68,7 @@ def uq(
 ) -> None:
     """Propagate parameter uncertainty: the mean of a quantity by multifidelity Monte Carlo.
 
-    The surrogate is the cheap model, a FEM of the registry (--fem-backend/--fem-order/
+    The surrogate is the cheap model, a FEM of the registry (--fem-backend, --fem-order,
     --fem-level) the reference: the estimate is unbiased for the FEM's expectation whatever
     the surrogate's error. A pilot measures costs and correlations; the allocation then
     reaches --rse or spends --budget seconds. The surrogate alone is reported with its bias
