@@ -133,8 +133,8 @@ def test_without_ngsolve_the_default_uses_skfem_and_says_so(runs, tmp_path, monk
 def test_evaluate_with_vtk_plots_and_report(runs, tmp_path):
     out = tmp_path / "out"
     result = _invoke("evaluate", runs["resnet"], runs["fdnn"], "--domain", "cube",
-                     "--domain", "ball", "--levels", "1-2", "--out", out, "--vtk", out / "vtk",
-                     "--report", "--quiet")
+                     "--domain", "ball", "--levels", "1-2", "--fem-backend", "skfem",
+                     "--out", out, "--vtk", out / "vtk", "--report", "--quiet")
     assert result.exit_code == 0, result.output
     for domain in ("cube", "ball"):
         entries = read_pvd(out / "vtk" / f"{domain}.pvd")
