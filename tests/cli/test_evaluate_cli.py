@@ -243,8 +243,8 @@ def test_failure_during_evaluation_leaves_no_partial_output(runs, tmp_path, monk
     keep = tmp_path / "out"
     keep.mkdir()
     (keep / "notes.txt").write_text("user file")
-    result = _invoke("evaluate", runs["fdnn"], "--levels", "1-2", "--out", keep,
-                     "--vtk", tmp_path / "vtk", "--plots", keep / "plots")
+    result = _invoke("evaluate", runs["fdnn"], "--levels", "1-2", "--fem-backend", "skfem",
+                     "--out", keep, "--vtk", tmp_path / "vtk", "--plots", keep / "plots")
     _assert_one_line_error(result, "did not converge")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert sorted(p.name for p in keep.iterdir()) == ["notes.txt"]
