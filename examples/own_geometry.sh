@@ -16,7 +16,8 @@
 # Usage:   examples/own_geometry.sh [OUT_DIR]          (default: own_geometry)
 # Options (environment): EPOCHS (default 1000), POINTS (default 2000), LEVELS (default 1-2),
 #          H (largest element size of the meshes, default: each .geo's own), SEED (default 0),
-#          SURROGATE (the command).
+#          FEM_BACKENDS (the FEM backends to compare with, comma-separated, e.g. skfem;
+#          default: every installed one), SURROGATE (the command).
 # Runtime: about 2 min of CPU on 2 cores (4 min 40 s wall on a busy 2-core machine).
 set -euo pipefail
 
@@ -45,4 +46,5 @@ done
 "$SURROGATE" fit "$OUT/data/maxwell.h5" --arch resnet --tau learned --width 32 --depth 2 \
     --epochs "$EPOCHS" --seed "$SEED" -o "$OUT/runs/resnet" --overwrite --quiet
 "$SURROGATE" evaluate "$OUT/runs/resnet" "${domains[@]}" --levels "$LEVELS" --fem-method best \
-    --slice z=0.5 --out "$OUT/report" --vtk "$OUT/report/vtk" --report
+    ${FEM_BACKENDS:+--fem-backend "$FEM_BACKENDS"} --slice z=0.5 --out "$OUT/report" \
+    --vtk "$OUT/report/vtk" --report

@@ -80,8 +80,8 @@ RUNS: dict[str, tuple[list[str], dict[str, object]]] = {
     "pruning_demo": ([sys.executable, str(EXAMPLES / "pruning_demo.py"), "--out"], {}),
 }
 if GMSH_MISSING is None:
-    RUNS["own_geometry"] = (_bash("own_geometry.sh"), {
-        "EPOCHS": 3, "POINTS": 300, "LEVELS": "1-1", "H": 0.3})
+    RUNS["own_geometry"] = (_bash("own_geometry.sh"), {  # the asserted FEM is skfem's N0
+        "EPOCHS": 3, "POINTS": 300, "LEVELS": "1-1", "H": 0.3, "FEM_BACKENDS": "skfem"})
 SHAPES = ("waveguide_bend", "torus_section", "cube_void")
 PRUNING_ARGS = ["--epochs", "30", "--points", "400", "--prune-every", "0"]
 

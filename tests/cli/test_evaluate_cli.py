@@ -140,8 +140,8 @@ def test_without_ngsolve_the_default_uses_skfem_and_says_so(runs, tmp_path, monk
 def test_evaluate_with_vtk_plots_and_report(runs, tmp_path):
     out = tmp_path / "out"
     result = _invoke("evaluate", runs["resnet"], runs["fdnn"], "--domain", "cube",
-                     "--domain", "ball", "--levels", "1-2", "--out", out, "--vtk", out / "vtk",
-                     "--report", "--quiet")
+                     "--domain", "ball", "--levels", "1-2", "--fem-backend", "skfem",
+                     "--out", out, "--vtk", out / "vtk", "--report", "--quiet")
     assert result.exit_code == 0, result.output
     for domain in ("cube", "ball"):
         entries = read_pvd(out / "vtk" / f"{domain}.pvd")
@@ -250,8 +250,8 @@ def test_failure_during_evaluation_leaves_no_partial_output(runs, tmp_path, monk
     keep = tmp_path / "out"
     keep.mkdir()
     (keep / "notes.txt").write_text("user file")
-    result = _invoke("evaluate", runs["fdnn"], "--levels", "1-2", "--out", keep,
-                     "--vtk", tmp_path / "vtk", "--plots", keep / "plots")
+    result = _invoke("evaluate", runs["fdnn"], "--levels", "1-2", "--fem-backend", "skfem",
+                     "--out", keep, "--vtk", tmp_path / "vtk", "--plots", keep / "plots")
     _assert_one_line_error(result, "did not converge")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert sorted(p.name for p in keep.iterdir()) == ["notes.txt"]

@@ -14,7 +14,8 @@ from surrogate.cli.app import app
 
 runner = CliRunner()
 TINY = ["--depth", "2", "--width", "8", "--epochs", "3", "--batch-size", "64", "--quiet"]
-FAST = ["--problems", "3", "--levels", "1-2"]
+FAST = ["--problems", "3", "--levels", "1-2", "--fem-backend", "skfem"]  # ngsolve: see the
+# backend test below (test_every_family_candidate_records_its_backend)
 
 pytestmark = [pytest.mark.usefixtures("single_torch_thread"), pytest.mark.slow]
 

@@ -1,17 +1,20 @@
 """Fixtures shared by the training tests."""
 
-import subprocess
-import sys
-
 import pytest
+from typer.testing import CliRunner
+
+from surrogate.cli.app import app
 
 
-@pytest.fixture(scope="module")
+def gen_data(path, *args) -> None:
+    """Write a dataset with the command line, in this process (no torch import to pay again)."""
+    result = CliRunner().invoke(app, ["gen-data", *map(str, args), "-o", str(path), "--quiet"])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture(scope="session")
 def data_file(tmp_path_factory):
-    """A 60-sample Maxwell dataset written by the command line."""
+    """A 60-sample Maxwell dataset written by the command line (read only: one per session)."""
     path = tmp_path_factory.mktemp("data") / "maxwell.h5"
-    done = subprocess.run([sys.executable, "-m", "surrogate", "gen-data", "maxwell", "-n", "60",
-                           "-o", str(path), "--quiet"], capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
+    gen_data(path, "maxwell", "-n", "60")
     return path

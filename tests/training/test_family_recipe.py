@@ -1,8 +1,6 @@
 """A problem-family dataset trains on the family recipe unless the user says otherwise."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -11,27 +9,22 @@ from surrogate.training.config import TrainConfig
 from surrogate.training.family_recipe import FAMILY_RECIPES
 from surrogate.training.loop import fit
 
+from .conftest import gen_data
+
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
-
-
-def _data(tmp_path_factory, name, *args):
-    path = tmp_path_factory.mktemp(name) / f"{name}.h5"
-    done = subprocess.run([sys.executable, "-m", "surrogate", "gen-data", *args, "-o",
-                           str(path), "--quiet"], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return path
 
 
 @pytest.fixture(scope="module")
 def family_file(tmp_path_factory):
-    return _data(tmp_path_factory, "radial", "maxwell-family", "--family", "radial",
-                 "--problems", "5", "--points", "40", "--n-volume", "4", "--n-boundary", "2",
-                 "--seed", "1")
+    path = tmp_path_factory.mktemp("radial") / "radial.h5"
+    gen_data(path, "maxwell-family", "--family", "radial", "--problems", "5", "--points", "40",
+             "--n-volume", "4", "--n-boundary", "2", "--seed", "1")
+    return path
 
 
 @pytest.fixture(scope="module")
-def single_file(tmp_path_factory):
-    return _data(tmp_path_factory, "maxwell", "maxwell", "-n", "60")
+def single_file(data_file):
+    return data_file  # the shared 60-sample `gen-data maxwell` file
 
 
 def _config(run_dir):

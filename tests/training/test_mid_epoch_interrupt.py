@@ -15,6 +15,8 @@ from surrogate.datasets import read_dataset
 from surrogate.runs.checkpoints import load_checkpoint
 from surrogate.training.loop import TrainingInterrupted, fit
 
+from .conftest import gen_data
+
 SIGNAL_TO_EXIT_S = 10.0  # batch schedulers give 30 s between SIGTERM and SIGKILL
 FIT = ["--inputs", "params", "--depth", "2", "--width", "16", "--batch-size", "4",
        "--epochs", "3", "--checkpoint-every", "1", "--dtype", "float64", "--seed", "7", "-q"]
@@ -29,11 +31,8 @@ def _surrogate(*args, **kwargs):
 def family_file(tmp_path_factory):
     """A small radial family: 8 problems × 400 points (640 mini-batches of 4 per epoch)."""
     path = tmp_path_factory.mktemp("family") / "radial.h5"
-    command, env = _surrogate("gen-data", "maxwell-family", "--family", "radial", "--problems",
-                              8, "--points", 400, "--n-volume", 4, "--n-boundary", 2,
-                              "--seed", 2, "-o", path, "--quiet")
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    gen_data(path, "maxwell-family", "--family", "radial", "--problems", 8, "--points", 400,
+             "--n-volume", 4, "--n-boundary", 2, "--seed", 2)  # in process: only fits signalled
     return path
 
 

@@ -38,7 +38,8 @@ class OffsetRun:
 def evaluated(tmp_path_factory):
     vtk_dir = tmp_path_factory.mktemp("vtk")
     runs = [OffsetRun("runs/resnet", 0.01), OffsetRun("runs/fdnn", 0.05)]
-    options = EvaluationOptions(domains=("cube", "ball"), levels=(1, 2), slice_resolution=61)
+    options = EvaluationOptions(domains=("cube", "ball"), levels=(1, 2), slice_resolution=61,
+                                fem_backends=("skfem",))
     result = evaluate_runs(runs, MAXWELL, options, vtk_dir=vtk_dir)
     result.runs["resnet"]["taus"] = [0.9, 0.5]
     result.runs["fdnn"]["taus"] = [0.3, 0.7]
