@@ -141,7 +141,9 @@ def dipole_load(ops: CavityOperators, centre, width: float = DIPOLE_WIDTH,
 class NewmarkStepper:
     """One average-acceleration Newmark step for ε M ë + σ M ė + μ⁻¹ K e = g, A factorised once.
 
-    States are (n_free,) or (n_free, k) for k right-hand sides advanced together.
+    States are (n_free,) or (n_free, k) for k right-hand sides advanced together. ``ops``
+    needs only ``mass``, ``curlcurl`` and ``n_free``: the N0 operators here, or those of any
+    order from :mod:`surrogate.fem.time_domain_operators`.
     """
 
     def __init__(self, ops: CavityOperators, material: Material, dt: float):

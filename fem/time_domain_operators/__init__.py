@@ -1,0 +1,17 @@
+"""Time-domain H(curl) operators of every order for the PEC cavity stepper of ``time_domain``.
+
+``ngsolve_operators`` (NGSolve's HCurl of orders 0–4 on the toolkit's mesh: M, K, the dipole
+load, the probe matrix as scipy arrays) and ``cavity`` (:func:`cavity_system`: one entry point
+by (backend, order), skfem N0 kept as order 0; the impulse response on a finer time step
+observed on the recipe's grid, and its Richardson extrapolation in Δt). Names load on first
+use (PEP 562).
+"""
+
+from surrogate.core.lazy_exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "ngsolve_operators": ("HCurlCavityOperators", "hcurl_cavity_operators",
+                          "hcurl_dipole_load", "hcurl_observation_matrix", "load_intorder"),
+    "cavity": ("CavitySystem", "TD_BACKENDS", "cavity_system", "fine_step_loads",
+               "convolve_subsampled", "richardson_in_time"),
+})

@@ -1,0 +1,153 @@
+"""High-order H(curl) matrices of a PEC cavity from NGSolve, on the toolkit's own mesh.
+
+For a skfem ``MeshTet`` and an order k (the registry's naming: 0 = N0, k ≥ 1 = Nédélec second
+kind of degree k), the space is NGSolve's ``HCurl(order=k, dirichlet=wall)`` on the mesh
+converted without re-meshing (:func:`~surrogate.fem.hcurl.ngsolve.mesh.ngsolve_mesh`). Out
+come scipy CSR matrices restricted to the free DOFs (zero tangential trace on the walls):
+
+    M_ij = ∫ φ_j · φ_i dx,   K_ij = ∫ curl φ_j · curl φ_i dx,
+
+the dipole load b₀_i = ∫ J₀ · φ_i dx (J₀ the Gaussian of :func:`~surrogate.fem.time_domain.
+gaussian_dipole`, integrated with ``load_intorder(order)``: degree 2k + LOAD_BONUS, enough to
+resolve a Gaussian of width ≥ 0.1 on the cube's level-2+ cells to 1e-6), and the observation
+matrix P (3·n_points, n_free) with (P @ e)[3 i + c] = E_h(x_i)_c. The stepper of
+:mod:`surrogate.fem.time_domain` takes these as it takes the N0 ones (``mass``, ``curlcurl``,
+``n_free``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from surrogate.core.errors import InputError
+
+ORDERS = (0, 1, 2, 3, 4)
+LOAD_BONUS = 14  # extra quadrature degree for the Gaussian load (its test checks 1e-6)
+
+
+def load_intorder(order: int) -> int:
+    """Quadrature degree of b₀ = ∫ J₀·φ_i: 2·order + LOAD_BONUS."""
+    return 2 * int(order) + LOAD_BONUS
+
+
+@dataclass(frozen=True)
+class HCurlCavityOperators:
+    """NGSolve H(curl) matrices of order ``order`` restricted to the ``free`` DOFs.
+
+    ``mass`` M and ``curlcurl`` K (μ = 1) are (n_free, n_free) CSR; ``free`` indexes the
+    ``space``'s DOFs (``space.ndof`` of them); wall DOFs are zero.
+    """
+
+    mesh: Any = field(repr=False)
+    order: int
+    space: Any = field(repr=False)
+    mass: sp.csr_matrix = field(repr=False)
+    curlcurl: sp.csr_matrix = field(repr=False)
+    free: np.ndarray = field(repr=False)
+
+    @property
+    def n_free(self) -> int:
+        """Number of free DOFs (the unknowns of the time-domain problem)."""
+        return int(self.free.size)
+
+    def full(self, values: np.ndarray) -> np.ndarray:
+        """Free DOF values (..., n_free) -> all DOFs (..., space.ndof), zero on the walls."""
+        values = np.asarray(values, dtype=np.float64)
+        out = np.zeros((*values.shape[:-1], self.space.ndof))
+        out[..., self.free] = values
+        return out
+
+
+def hcurl_cavity_operators(mesh: Any, order: int) -> HCurlCavityOperators:
+    """M and K of NGSolve's HCurl(order) on ``mesh`` (skfem MeshTet), free DOFs only."""
+    import ngsolve
+
+    from surrogate.fem.hcurl.ngsolve.mesh import BOUNDARY, ngsolve_mesh
+    from surrogate.fem.mesh_quality import check_mesh
+
+    if isinstance(order, bool) or order not in ORDERS:
+        raise InputError(f"H(curl) time-domain operators have orders {ORDERS}, got {order!r}")
+    check_mesh(mesh)
+    ngmesh = ngsolve_mesh(mesh.p.T, mesh.t.T)
+    space = ngsolve.HCurl(ngmesh, order=int(order), dirichlet=BOUNDARY)
+    free = np.flatnonzero(np.asarray(list(space.FreeDofs()), dtype=bool))
+    if free.size == 0:
+        raise InputError("the mesh has no free H(curl) DOFs: refine it (a higher level)")
+    u, v = space.TnT()
+    mass = _scipy(ngsolve.BilinearForm(u * v * ngsolve.dx).Assemble().mat, free)
+    curlcurl = _scipy(ngsolve.BilinearForm(ngsolve.curl(u) * ngsolve.curl(v) * ngsolve.dx)
+                      .Assemble().mat, free)
+    return HCurlCavityOperators(mesh, int(order), space, mass, curlcurl, free)
+
+
+def hcurl_dipole_load(ops: HCurlCavityOperators, centre, width: float,
+                      direction=(0.0, 0.0, 1.0)) -> np.ndarray:
+    """b₀_i = ∫ J₀ · φ_i dx on the free DOFs, (n_free,), J₀ the unit-moment Gaussian dipole."""
+    import ngsolve
+
+    centre = np.asarray(centre, dtype=np.float64)
+    if centre.shape != (3,) or not np.all(np.isfinite(centre)):
+        raise InputError(f"dipole centre must be 3 finite numbers, got {centre.tolist()}")
+    if not (np.isfinite(width) and width > 0):
+        raise InputError(f"dipole width must be a finite number > 0, got {width!r}")
+    r2 = sum((xi - float(c)) ** 2
+             for xi, c in zip((ngsolve.x, ngsolve.y, ngsolve.z), centre, strict=True))
+    density = ngsolve.exp(-0.5 * r2 / width**2) / (2.0 * np.pi * width**2) ** 1.5
+    j0 = density * ngsolve.CF(tuple(float(d) for d in direction))
+    v = ops.space.TestFunction()
+    rhs = ngsolve.LinearForm(j0 * v * ngsolve.dx(intrules=_tet_rule(load_intorder(ops.order))))
+    return rhs.Assemble().vec.FV().NumPy()[ops.free].copy()
+
+
+def hcurl_observation_matrix(ops: HCurlCavityOperators, points: np.ndarray) -> sp.csr_matrix:
+    """P (3·n_points, n_free) with (P @ e)[3 i + c] = E_h(points[i])_c (InputError outside).
+
+    Built column by column from the unit fields of the DOFs of the points' tets (one
+    vectorised evaluation at all points per DOF; at most n_points · local DOFs of them).
+    """
+    import ngsolve
+
+    from surrogate.fem.hcurl.ngsolve.mesh import mesh_points
+    from surrogate.fem.point_evaluation import locate_with_outside
+
+    cells, bary = locate_with_outside(ops.mesh, points, outside="error")
+    mips = mesh_points(ops.space.mesh, cells, bary)
+    dofs = np.unique(np.concatenate([
+        np.asarray(ops.space.GetDofNrs(ngsolve.ElementId(ngsolve.VOL, int(e))), np.int64)
+        for e in np.unique(cells)]))
+    position = np.full(ops.space.ndof, -1, dtype=np.int64)
+    position[ops.free] = np.arange(ops.n_free)
+    dofs = dofs[(dofs >= 0) & (position[np.maximum(dofs, 0)] >= 0)]
+    gf = ngsolve.GridFunction(ops.space)
+    vector = gf.vec.FV().NumPy()
+    columns = np.empty((len(dofs), 3 * len(cells)))
+    for j, dof in enumerate(dofs):  # one unit field per DOF touching a point
+        vector[dof] = 1.0
+        columns[j] = np.asarray(gf(mips)).ravel()
+        vector[dof] = 0.0
+    rows, index = np.nonzero(columns.T)
+    return sp.csr_matrix((columns.T[rows, index], (rows, position[dofs][index])),
+                         shape=(3 * len(cells), ops.n_free))
+
+
+def _tet_rule(degree: int) -> dict:
+    """``intrules`` for ``dx``: NGSolve's tet rule of ``degree``."""
+    import ngsolve
+
+    return {ngsolve.TET: ngsolve.IntegrationRule(ngsolve.TET, degree)}
+
+
+def _scipy(matrix: Any, free: np.ndarray) -> sp.csr_matrix:
+    """NGSolve sparse matrix -> scipy CSR restricted to rows and columns ``free``."""
+    rows, cols, values = matrix.COO()
+    n = matrix.height
+    full = sp.csr_matrix((np.asarray(values), (np.asarray(rows), np.asarray(cols))), shape=(n, n))
+    return sp.csr_matrix(full[free][:, free])
+
+
+__all__ = ["ORDERS", "LOAD_BONUS", "HCurlCavityOperators", "hcurl_cavity_operators",
+           "hcurl_dipole_load", "hcurl_observation_matrix", "load_intorder"]
