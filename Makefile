@@ -32,8 +32,12 @@ demo: install
 		--vtk demo/report/vtk --report
 	@echo "open demo/report/index.html; ParaView: demo/report/vtk/cube.pvd"
 
+# Tests solve small problems: a second BLAS/OpenMP thread mostly spins there (it doubled the
+# suite's CPU time on 2 cores). Tests of thread policies set their own counts.
+TEST_THREADS ?= 1
 test: install
-	$(PY) -m pytest -q
+	OMP_NUM_THREADS=$(TEST_THREADS) OPENBLAS_NUM_THREADS=$(TEST_THREADS) \
+		MKL_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -q
 
 lint: install
 	$(VENV)/bin/ruff check .
