@@ -215,11 +215,13 @@ def relative_differences(y: np.ndarray, reference: np.ndarray) -> dict:
 
 
 def main() -> None:
+    from surrogate.fem.hcurl.registry import backend_names
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", nargs="+", default=list(DEFAULT_CASES))
     parser.add_argument("--reference", default=None, help="level:order:substeps[r] (default: "
                         "the last case)")
-    parser.add_argument("--backend", default="skfem", choices=("skfem", "ngsolve"),
+    parser.add_argument("--backend", default="skfem", choices=backend_names(),
                         help="backend of order 0 (higher orders: ngsolve)")
     parser.add_argument("--signals", type=int, default=16)
     parser.add_argument("--material", type=int, default=0, help="index in the recipe's "

@@ -44,7 +44,10 @@ class Backend:
     modules it imports (``extra``: the pip extra that installs them);
     ``default_orders``: the orders an evaluation compares with unless told otherwise;
     ``exact_free_orders``: the orders whose mixed solve needs no exact u (boundary data);
-    ``exports_vtk``: its solutions carry the skfem basis the VTK export projects to nodes."""
+    ``exports_vtk``: its solutions carry the skfem basis the VTK export projects to nodes;
+    ``time_domain[order]``: its PEC cavity system for time stepping, ``f(mesh, centre, width,
+    points) -> CavitySystem`` (mass, curl–curl, dipole load, probe matrix:
+    :mod:`surrogate.fem.time_domain_operators`)."""
 
     name: str
     functions: Mapping[tuple[int, str], Callable[..., Any]]
@@ -56,6 +59,7 @@ class Backend:
     default_orders: tuple[int, ...] = ()
     exact_free_orders: tuple[int, ...] = ()
     exports_vtk: bool = False
+    time_domain: Mapping[int, Callable[..., Any]] = field(default_factory=dict)
 
     @property
     def orders(self) -> tuple[int, ...]:

@@ -96,12 +96,15 @@ register_backend(Backend(
               (1, "solve"): lazy(f"{_SKFEM}.complete_linear.solve:"
                                  "solve_maxwell_complete_linear")},
     order_solvers={1: ("monolithic",)}, default_orders=(0, 1), exact_free_orders=(0,),
-    exports_vtk=True))
+    exports_vtk=True,
+    time_domain={0: lazy("surrogate.fem.time_domain_operators.cavity:n0_cavity_system")}))
 register_backend(Backend(
     "ngsolve", {(k, "solve"): lazy("surrogate.fem.hcurl.ngsolve.solve:solve_maxwell_ngsolve",
                                    order=k) for k in FEM_ORDERS},
     threads=True, requires=("ngsolve", "netgen"), extra="ngsolve",
-    default_orders=(0, 1, 2, 3)))
+    default_orders=(0, 1, 2, 3),
+    time_domain={k: lazy("surrogate.fem.time_domain_operators.ngsolve_operators:"
+                         "hcurl_cavity_system", order=k) for k in FEM_ORDERS}))
 
 
 @dataclass(frozen=True)

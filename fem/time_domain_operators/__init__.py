@@ -11,7 +11,8 @@ from surrogate.core.lazy_exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "ngsolve_operators": ("HCurlCavityOperators", "hcurl_cavity_operators",
-                          "hcurl_dipole_load", "hcurl_observation_matrix", "load_intorder"),
-    "cavity": ("CavitySystem", "TD_BACKENDS", "cavity_system", "fine_step_loads",
+                          "hcurl_cavity_system", "hcurl_dipole_load",
+                          "hcurl_observation_matrix", "load_intorder"),
+    "cavity": ("CavitySystem", "cavity_system", "n0_cavity_system", "fine_step_loads",
                "convolve_subsampled", "richardson_in_time"),
 })

@@ -1,8 +1,9 @@
 """A PEC cavity's time-domain system by (backend, order): operators, dipole load, probe matrix.
 
-Backends (:data:`TD_BACKENDS`): ``skfem`` offers order 0 (N0, :mod:`surrogate.fem.time_domain`
-as the ``maxwell-td`` recipe uses it), ``ngsolve`` orders 0–4 (:mod:`.ngsolve_operators`; its
-order 0 is the same space: the generalised eigenvalues and probe responses agree). Every
+Backends and orders are the FEM registry's (``Backend.time_domain``): ``skfem`` offers order 0
+(N0, :mod:`surrogate.fem.time_domain` as the ``maxwell-td`` recipe uses it), ``ngsolve``
+orders 0–4 (:mod:`.ngsolve_operators`; its order 0 is the same space: the generalised
+eigenvalues and probe responses agree). Every
 system feeds :class:`~surrogate.fem.time_domain.NewmarkStepper`, ``impulse_response`` and
 ``convolve_response`` unchanged.
 
@@ -25,8 +26,6 @@ import scipy.sparse as sp
 
 from surrogate.core.errors import InputError
 
-TD_BACKENDS = {"skfem": (0,), "ngsolve": (0, 1, 2, 3, 4)}
-
 
 @dataclass(frozen=True)
 class CavitySystem:
@@ -47,30 +46,26 @@ class CavitySystem:
 
 def cavity_system(mesh: Any, order: int, backend: str, centre, width: float,
                   points: np.ndarray) -> CavitySystem:
-    """Operators of ``order`` by ``backend`` on ``mesh``, the Gaussian dipole load (``centre``,
-    ``width``, z-directed) and the observation matrix at ``points`` (n, 3)."""
-    if backend not in TD_BACKENDS:
-        raise InputError(f"unknown time-domain backend {backend!r}; choose one of: "
-                         f"{', '.join(TD_BACKENDS)}")
-    if isinstance(order, bool) or order not in TD_BACKENDS[backend]:
+    """Operators of ``order`` by ``backend`` (the FEM registry's ``time_domain`` entries) on
+    ``mesh``, the Gaussian dipole load (``centre``, ``width``, z-directed) and the observation
+    matrix at ``points`` (n, 3)."""
+    from surrogate.fem.hcurl.registry import BACKENDS, check_backend
+
+    offered = BACKENDS[check_backend(backend)].time_domain
+    if isinstance(order, bool) or order not in offered:
         raise InputError(f"the {backend} time-domain backend offers orders "
-                         f"{TD_BACKENDS[backend]}, got {order!r}")
-    if backend == "skfem":
-        from surrogate.fem.probes import n0_evaluation_matrix
-        from surrogate.fem.time_domain import cavity_operators, dipole_load
+                         f"{tuple(sorted(offered))}, got {order!r}")
+    return offered[int(order)](mesh, centre, width, points)
 
-        ops = cavity_operators(mesh)
-        observe = n0_evaluation_matrix(ops.basis, points)[:, ops.free].tocsr()
-        return CavitySystem(backend, 0, ops, dipole_load(ops, centre, width), observe)
-    from surrogate.fem.time_domain_operators.ngsolve_operators import (
-        hcurl_cavity_operators,
-        hcurl_dipole_load,
-        hcurl_observation_matrix,
-    )
 
-    ops = hcurl_cavity_operators(mesh, int(order))
-    return CavitySystem(backend, int(order), ops, hcurl_dipole_load(ops, centre, width),
-                        hcurl_observation_matrix(ops, points))
+def n0_cavity_system(mesh: Any, centre, width: float, points: np.ndarray) -> CavitySystem:
+    """skfem's N0 system (:mod:`surrogate.fem.time_domain`, the ``maxwell-td`` recipe's)."""
+    from surrogate.fem.probes import n0_evaluation_matrix
+    from surrogate.fem.time_domain import cavity_operators, dipole_load
+
+    ops = cavity_operators(mesh)
+    observe = n0_evaluation_matrix(ops.basis, points)[:, ops.free].tocsr()
+    return CavitySystem("skfem", 0, ops, dipole_load(ops, centre, width), observe)
 
 
 def fine_step_loads(signal, dt: float, steps: int, substeps: int) -> np.ndarray:
@@ -115,5 +110,5 @@ def _positive_int(name: str, value: Any) -> int:
     return int(value)
 
 
-__all__ = ["TD_BACKENDS", "CavitySystem", "cavity_system", "fine_step_loads",
+__all__ = ["CavitySystem", "cavity_system", "n0_cavity_system", "fine_step_loads",
            "convolve_subsampled", "richardson_in_time"]

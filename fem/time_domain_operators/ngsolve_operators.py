@@ -24,8 +24,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from surrogate.core.errors import InputError
+from surrogate.fem.hcurl.registry import FEM_ORDERS
+from surrogate.fem.time_domain_operators.cavity import CavitySystem
 
-ORDERS = (0, 1, 2, 3, 4)
 LOAD_BONUS = 14  # extra quadrature degree for the Gaussian load (its test checks 1e-6)
 
 
@@ -69,8 +70,8 @@ def hcurl_cavity_operators(mesh: Any, order: int) -> HCurlCavityOperators:
     from surrogate.fem.hcurl.ngsolve.mesh import BOUNDARY, ngsolve_mesh
     from surrogate.fem.mesh_quality import check_mesh
 
-    if isinstance(order, bool) or order not in ORDERS:
-        raise InputError(f"H(curl) time-domain operators have orders {ORDERS}, got {order!r}")
+    if isinstance(order, bool) or order not in FEM_ORDERS:
+        raise InputError(f"H(curl) time-domain operators have orders {FEM_ORDERS}, got {order!r}")
     check_mesh(mesh)
     ngmesh = ngsolve_mesh(mesh.p.T, mesh.t.T)
     space = ngsolve.HCurl(ngmesh, order=int(order), dirichlet=BOUNDARY)
@@ -82,6 +83,15 @@ def hcurl_cavity_operators(mesh: Any, order: int) -> HCurlCavityOperators:
     curlcurl = _scipy(ngsolve.BilinearForm(ngsolve.curl(u) * ngsolve.curl(v) * ngsolve.dx)
                       .Assemble().mat, free)
     return HCurlCavityOperators(mesh, int(order), space, mass, curlcurl, free)
+
+
+def hcurl_cavity_system(mesh: Any, centre, width: float, points: np.ndarray, *,
+                        order: int) -> CavitySystem:
+    """NGSolve's system of ``order`` (the registry's ``time_domain`` entry): M, K, the dipole
+    load and the probe matrix."""
+    ops = hcurl_cavity_operators(mesh, order)
+    return CavitySystem("ngsolve", int(order), ops, hcurl_dipole_load(ops, centre, width),
+                        hcurl_observation_matrix(ops, points))
 
 
 def hcurl_dipole_load(ops: HCurlCavityOperators, centre, width: float,
@@ -149,5 +159,5 @@ def _scipy(matrix: Any, free: np.ndarray) -> sp.csr_matrix:
     return sp.csr_matrix(full[free][:, free])
 
 
-__all__ = ["ORDERS", "LOAD_BONUS", "HCurlCavityOperators", "hcurl_cavity_operators",
-           "hcurl_dipole_load", "hcurl_observation_matrix", "load_intorder"]
+__all__ = ["LOAD_BONUS", "HCurlCavityOperators", "hcurl_cavity_operators",
+           "hcurl_cavity_system", "hcurl_dipole_load", "hcurl_observation_matrix", "load_intorder"]
