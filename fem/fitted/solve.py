@@ -156,10 +156,13 @@ def fitted_solve(mesh: FittedMesh, problem, order: int, *,
 
 
 def fitted_truth(problem, order: int, maxh: float, *, curve_order: int | None = None,
-                 solver: str = "auto", threads: int = 1) -> FittedSolution:
+                 solver: str = "direct", threads: int = 1) -> FittedSolution:
     """A member with a spherical interface (``inclusion``) meshed to fit it (``maxh``, curved
-    by ``curve_order``, default: max(``order``, 2) up to 4) and solved at ``order`` with φ per
-    material; its timings run from the geometry to u_h."""
+    by ``curve_order``, default: max(``order``, 2) up to 4; cubic maps made eq. 7.2's order-1
+    and order-2 errors 2× larger than quadratic ones at maxh 0.5) and solved at ``order`` with φ per
+    material; its timings run from the geometry to u_h. The default solver is "direct": on
+    these meshes it is ≈ 3× faster than "auto"'s MINRES-BDDC above its 20k unknowns (order 3,
+    maxh 0.5: 7 s against 22 s)."""
     curve = min(max(int(order), 2), 4) if curve_order is None else int(curve_order)
     mesh = fitted_mesh(problem.centre, problem.radius, maxh, curve)
     return fitted_solve(mesh, problem, order, phi=material_phi(problem), solver=solver,
