@@ -10,7 +10,9 @@ order) and hands it back for every later problem on the same mesh object; the se
 build took are kept in ``seconds`` and charged to every problem solved with it, so a solve's
 timed span stays "mesh → u_h" per problem (reuse saves evaluation wall time, never reported
 time). The cache holds a few entries and checks that the mesh object is still alive (a weak
-reference), so a recycled ``id`` never picks a stale setup.
+reference), so a recycled ``id`` never picks a stale setup. :func:`setup_on` builds the same
+set-up on any NGSolve mesh (a fitted, curved one: :mod:`surrogate.fem.fitted`), its rule points
+mapped by NGSolve's own (curved) element maps.
 """
 
 from __future__ import annotations
@@ -99,22 +101,59 @@ def mesh_setup(mesh: Any, order: int) -> MeshSetup:
 
 def build_setup(points: np.ndarray, tets: np.ndarray, order: int) -> MeshSetup:
     """Build the :class:`MeshSetup` of the tetrahedra ``tets`` (m, 4) over ``points`` (n, 3)."""
-    import ngsolve
-
     from surrogate.fem.hcurl.ngsolve.mesh import ngsolve_mesh
 
     start = time.perf_counter()
-    ngmesh = ngsolve_mesh(points, tets)
-    hcurl = ngsolve.HCurl(ngmesh, order=order, dirichlet=".*")
-    space = hcurl * ngsolve.H1(ngmesh, order=order + 1, dirichlet=".*")
+    return setup_on(ngsolve_mesh(points, tets), order, start=start,
+                    rule_points=lambda reference: tet_rule_points(points, tets, reference))
+
+
+def setup_on(ngmesh: Any, order: int, *, wall: str = ".*", rule_points=None,
+             start: float | None = None) -> MeshSetup:
+    """The :class:`MeshSetup` of an NGSolve mesh: Dirichlet DOFs on the boundaries ``wall``
+    (a regex), the volume rule's points by ``rule_points(reference (q, 3)) -> (m·q, 3)`` (None:
+    NGSolve's own element map, which follows curved elements; the boundary mass is then
+    inverted exactly). ``seconds`` counts from ``start`` (default: now)."""
+    import ngsolve
+
+    start = time.perf_counter() if start is None else start
+    hcurl = ngsolve.HCurl(ngmesh, order=order, dirichlet=wall)
+    space = hcurl * ngsolve.H1(ngmesh, order=order + 1, dirichlet=wall)
     samples = ngsolve.comp.IntegrationRuleSpace(ngmesh, order=volume_rule_order(order), dim=1)
     rules = samples.GetIntegrationRules()
     reference = np.asarray(rules[ngsolve.TET].points, dtype=np.float64)  # (q, 3)
-    boundary = _boundary_projection(ngmesh, boundary_degree(order))
+    points = mapped_points(ngmesh, reference, 0) if rule_points is None \
+        else rule_points(reference)
+    boundary = boundary_projection(ngmesh, boundary_degree(order), exact=rule_points is None)
     free = space.FreeDofs(True)  # free and not condensed: the unknowns of the solve
-    return MeshSetup(ngmesh, space, int(hcurl.ndof), samples, rules,
-                     tet_rule_points(points, tets, reference), boundary, free,
+    return MeshSetup(ngmesh, space, int(hcurl.ndof), samples, rules, points, boundary, free,
                      bit_mask(free), time.perf_counter() - start)
+
+
+def mapped_points(ngmesh: Any, reference: np.ndarray, codim: int) -> np.ndarray:
+    """Physical points (n·q, 3), element-major, of the reference points ``reference`` (q, ≥ 2)
+    in every volume (``codim`` 0) or boundary (1) element, by NGSolve's element map (curved
+    elements included), in one call."""
+    import ngsolve
+
+    mips = reference_mesh_points(ngmesh, reference, codim)
+    return np.asarray(ngsolve.CF((ngsolve.x, ngsolve.y, ngsolve.z))(mips)).reshape(-1, 3)
+
+
+def reference_mesh_points(ngmesh: Any, reference: np.ndarray, codim: int) -> np.ndarray:
+    """NGSolve's mesh-point array of ``reference`` (q, ≥ 2) in every volume (``codim`` 0) or
+    boundary (1) element, element-major: evaluate a coefficient there in one call."""
+    import ngsolve
+
+    q = len(reference)
+    n = ngmesh.ne if codim == 0 else ngmesh.GetNE(ngsolve.BND)
+    mips = np.repeat(ngmesh(np.zeros(1), np.zeros(1), np.zeros(1)), n * q)
+    mips["VorB"] = codim
+    mips["nr"] = np.repeat(np.arange(n, dtype=np.int32), q)
+    mips["x"] = np.tile(reference[:, 0], n)
+    mips["y"] = np.tile(reference[:, 1], n)
+    mips["z"] = np.tile(reference[:, 2], n) if codim == 0 else 0.0
+    return mips
 
 
 def bit_mask(bits: Any) -> np.ndarray:
@@ -137,9 +176,9 @@ def tet_rule_points(points: np.ndarray, tets: np.ndarray, reference: np.ndarray)
     return np.einsum("qk,mkd->mqd", bary, corners).reshape(-1, 3)
 
 
-def _boundary_projection(ngmesh: Any, degree: int) -> BoundaryProjection:
-    """The boundary projection's spaces and mass inverse; its points by NGSolve's own
-    boundary-element map, evaluated at all of them in one call."""
+def boundary_projection(ngmesh: Any, degree: int, exact: bool = False) -> BoundaryProjection:
+    """The boundary projection's spaces and mass inverse (``exact``: a sparse factorisation,
+    for curved triangles); its points by NGSolve's own boundary-element map."""
     import ngsolve
 
     where = ngmesh.Boundaries(".*")
@@ -148,22 +187,16 @@ def _boundary_projection(ngmesh: Any, degree: int) -> BoundaryProjection:
     target = ngsolve.SurfaceL2(ngmesh, order=degree)
     u, v = target.TnT()
     mass = ngsolve.BilinearForm(u * v * ngsolve.ds).Assemble()
-    # SurfaceL2's basis is orthogonal on each (affine) triangle: the mass matrix is diagonal,
+    # SurfaceL2's basis is orthogonal on each affine triangle: the mass matrix is diagonal,
     # and its Jacobi smoother is its exact inverse (a sparse factorisation costs ~20 ms here)
-    mass_inverse = mass.mat.CreateSmoother(target.FreeDofs())
+    mass_inverse = mass.mat.Inverse(target.FreeDofs(), inverse="sparsecholesky") if exact \
+        else mass.mat.CreateSmoother(target.FreeDofs())
     reference = np.asarray(samples.GetIntegrationRules()[ngsolve.TRIG].points, dtype=float)
-    q = len(reference)
-    n_elements = samples.ndof // q
-    mips = np.repeat(ngmesh(np.zeros(1), np.zeros(1), np.zeros(1)), n_elements * q)
-    mips["VorB"] = 1  # BND
-    mips["nr"] = np.repeat(np.arange(n_elements, dtype=np.int32), q)
-    mips["x"] = np.tile(reference[:, 0], n_elements)
-    mips["y"] = np.tile(reference[:, 1], n_elements)
-    mips["z"] = 0.0
-    xyz = np.asarray(ngsolve.CF((ngsolve.x, ngsolve.y, ngsolve.z))(mips)).reshape(-1, 3)
-    return BoundaryProjection(samples, target, mass_inverse, xyz)
+    return BoundaryProjection(samples, target, mass_inverse,
+                              mapped_points(ngmesh, reference, 1))
 
 
 __all__ = ["CACHE_SIZE", "MAX_RULE_ORDER", "BoundaryProjection", "MeshSetup", "bit_mask",
-           "boundary_degree", "build_setup", "mesh_setup", "tet_rule_points",
+           "boundary_degree", "boundary_projection", "build_setup", "mapped_points",
+           "mesh_setup", "reference_mesh_points", "setup_on", "tet_rule_points",
            "volume_rule_order"]

@@ -39,6 +39,7 @@ import numpy as np
 
 from surrogate.core.errors import SolverError
 from surrogate.fem.hcurl.forms import require_exact
+from surrogate.fem.hcurl.ngsolve.mesh import BOUNDARY as WALL
 from surrogate.fem.hcurl.registry import check_order, check_solver
 from surrogate.fem.hcurl.solvers import SolveInfo
 from surrogate.fem.mesh_quality import check_mesh
@@ -130,54 +131,72 @@ def solve_maxwell_ngsolve(mesh, problem, *, order: int, solver: str = "auto",
     with ngsolve.TaskManager() if threads > 1 else nullcontext():
         setup = mesh_setup(mesh, int(order))
         t1 = time.perf_counter()
-        space = setup.space
         phi = ngsolve_data.volume_coefficient(setup, problem.phi)
         f = ngsolve_data.volume_coefficient(setup, problem.f)
-        (u, lam), (v, q) = space.TnT()
-        dx, dq = ngsolve.dx, ngsolve.dx(intrules=setup.rules)  # dq: the data's rule
-        mixed = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dq + ngsolve.grad(lam) * v * dx
-                 + ngsolve.grad(q) * u * dx)
-        a = ngsolve.BilinearForm(mixed, condense=True).Assemble()
-        rhs = ngsolve.LinearForm(f * v * dq).Assemble()
-        x = ngsolve.GridFunction(space)
-        x.components[0].Set(ngsolve_data.boundary_coefficient(setup, problem.u), ngsolve.BND)
-        free = setup.free
-        n_free = int(setup.free_mask.sum())
-        iterative = solver == "iterative" or (solver == "auto" and n_free >= DIRECT_LIMIT)
-        t2 = time.perf_counter()
-        r = rhs.vec.CreateVector()
-        r.data = rhs.vec - a.mat * x.vec
-        r.data += a.harmonic_extension_trans * r
-        if iterative:
-            spd = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dq + u * v * dx
-                   + ngsolve.grad(lam) * ngsolve.grad(q) * dx)
-            m = ngsolve.BilinearForm(spd, condense=True)
-            pre = ngsolve.Preconditioner(m, "bddc")
-            m.Assemble()
-            krylov = ngsolve.krylovspace.MinResSolver(a.mat, pre.mat, tol=rtol, maxiter=2000)
-            name = "minres-bddc"
-        else:
-            eps = REGULARISATION
-            neighbour = ngsolve.BilinearForm(
-                mixed + eps * u * v * dx - eps * ngsolve.grad(lam) * ngsolve.grad(q) * dx,
-                condense=True).Assemble()
-            factors = neighbour.mat.Inverse(free, inverse="sparsecholesky")
-            krylov = ngsolve.krylovspace.GMResSolver(a.mat, factors, tol=min(rtol, 1e-12),
-                                                     maxiter=100)
-            name = "ldlt-gmres"
-        dx_free = krylov.Solve(r)
-        x.vec.data += dx_free
-        x.vec.data += a.harmonic_extension * x.vec
-        x.vec.data += a.inner_solve * r
-        t3 = time.perf_counter()
-    residual = _relative_residual(a, r, dx_free, setup.free_mask)
+        boundary = ngsolve_data.boundary_coefficient(setup, problem.u)
+        u_h, info, _, solve = solve_mixed(setup.space, setup.free, setup.free_mask, phi, f,
+                                          setup.rules, boundary, solver=solver, rtol=rtol,
+                                          threads=threads)
+        assembly = time.perf_counter() - t1 - solve  # data, forms and boundary values
+    return NgsolveSolution(mesh, setup.ngmesh, u_h, "solve", int(order), setup.hcurl_ndof,
+                           {"mesh": setup.seconds, "assembly": assembly, "solve": solve}, info)
+
+
+def solve_mixed(space, free, free_mask: np.ndarray, phi, f, rules, boundary=None, *,
+                solver: str = "auto", rtol: float = 1e-10, threads: int = 1):
+    """The mixed system (module docstring) in ``space`` = HCurl_k × H1_{k+1} (Dirichlet DOFs
+    on the wall; ``free``, ``free_mask``: its condensed unknowns) with the coefficients φ and
+    f integrated by ``rules`` (the data's rule; the multiplier terms exactly) and u_h = g on
+    the wall, g the coefficient ``boundary`` (None: u × n = 0), assembled and solved:
+    (u_h, SolveInfo, assembly seconds, solve seconds); SolverError when it misses ``rtol``.
+    The one definition of the form: the backend's solve and the fitted solve
+    (:mod:`surrogate.fem.fitted.solve`) call it."""
+    import ngsolve
+
+    t1 = time.perf_counter()
+    (u, lam), (v, q) = space.TnT()
+    dx, dq = ngsolve.dx, ngsolve.dx(intrules=rules)  # dq: the data's rule
+    mixed = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dq + ngsolve.grad(lam) * v * dx
+             + ngsolve.grad(q) * u * dx)
+    a = ngsolve.BilinearForm(mixed, condense=True).Assemble()
+    rhs = ngsolve.LinearForm(f * v * dq).Assemble()
+    x = ngsolve.GridFunction(space)
+    if boundary is not None:
+        x.components[0].Set(boundary, ngsolve.BND, definedon=space.mesh.Boundaries(WALL))
+    n_free = int(free_mask.sum())
+    iterative = solver == "iterative" or (solver == "auto" and n_free >= DIRECT_LIMIT)
+    t2 = time.perf_counter()
+    r = rhs.vec.CreateVector()
+    r.data = rhs.vec - a.mat * x.vec
+    r.data += a.harmonic_extension_trans * r
+    if iterative:
+        spd = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dq + u * v * dx
+               + ngsolve.grad(lam) * ngsolve.grad(q) * dx)
+        m = ngsolve.BilinearForm(spd, condense=True)
+        pre = ngsolve.Preconditioner(m, "bddc")
+        m.Assemble()
+        krylov = ngsolve.krylovspace.MinResSolver(a.mat, pre.mat, tol=rtol, maxiter=2000)
+        name = "minres-bddc"
+    else:
+        eps = REGULARISATION
+        neighbour = ngsolve.BilinearForm(
+            mixed + eps * u * v * dx - eps * ngsolve.grad(lam) * ngsolve.grad(q) * dx,
+            condense=True).Assemble()
+        factors = neighbour.mat.Inverse(free, inverse="sparsecholesky")
+        krylov = ngsolve.krylovspace.GMResSolver(a.mat, factors, tol=min(rtol, 1e-12),
+                                                 maxiter=100)
+        name = "ldlt-gmres"
+    dx_free = krylov.Solve(r)
+    x.vec.data += dx_free
+    x.vec.data += a.harmonic_extension * x.vec
+    x.vec.data += a.inner_solve * r
+    t3 = time.perf_counter()
+    residual = _relative_residual(a, r, dx_free, free_mask)
     if not residual <= max(10 * rtol, 1e-9):
         raise SolverError(f"{name} on the {n_free}-unknown condensed ngsolve system did not "
                           f"converge: relative residual {residual:.3e}")
     info = SolveInfo(name, int(krylov.iterations), residual, t3 - t2, n_free, threads)
-    return NgsolveSolution(mesh, setup.ngmesh, x.components[0], "solve", int(order),
-                           setup.hcurl_ndof,
-                           {"mesh": setup.seconds, "assembly": t2 - t1, "solve": t3 - t2}, info)
+    return x.components[0], info, t2 - t1, t3 - t2
 
 
 def _relative_residual(a, r, x, mask: np.ndarray) -> float:
@@ -195,4 +214,4 @@ def _mesh_points(ngmesh, cells, bary):
     return mesh_points(ngmesh, cells, bary)
 
 
-__all__ = ["DIRECT_LIMIT", "NgsolveSolution", "solve_maxwell_ngsolve"]
+__all__ = ["DIRECT_LIMIT", "NgsolveSolution", "solve_maxwell_ngsolve", "solve_mixed"]
