@@ -17,7 +17,7 @@ from surrogate.evaluation.devices import DEVICE_CHOICES
 from surrogate.fem.hcurl import registry
 from surrogate.uq.mfmc import PILOT
 from surrogate.uq.quantities import QUANTITY_HELP
-from surrogate.uq.sobol import SOBOL_BASE
+from surrogate.uq.sobol import SOBOL_BASE, SOBOL_FEM_BASE
 
 DEFAULT_FEM = ("skfem", 1, 2)
 """The FEM of reference when none is named: the toolkit's complete-linear mixed solve on
@@ -72,9 +72,13 @@ class UqOptions(ModelOptions):
                          ge=3)
     seed: int = setting(0, doc="Seed of the draws (numpy Generator).")
     sobol: bool = setting(False, doc="Also first-order and total Sobol indices of each "
-                          "quantity through the surrogate (SALib, bootstrap intervals).")
+                          "quantity through the surrogate (SALib, bootstrap intervals), and "
+                          "from the FEM on a small sample.")
     sobol_samples: int = setting(SOBOL_BASE, doc="Base sample N of the Sobol indices (a "
                                  "power of 2): N (parameters + 2) surrogate queries.", ge=2)
+    sobol_fem_samples: int = setting(SOBOL_FEM_BASE, doc="Base sample of the same indices "
+                                     "from the FEM of reference, beside the surrogate's on that "
+                                     "sample (N (parameters + 2) solves; 0: none).", ge=0)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -87,6 +91,8 @@ class UqOptions(ModelOptions):
                 raise InputError(f"--{name} must be > 0, got {value!r}")
         if self.sobol_samples < 2:
             raise InputError(f"--sobol-samples must be >= 2, got {self.sobol_samples}")
+        if self.sobol_fem_samples < 0:
+            raise InputError(f"--sobol-fem-samples must be >= 0, got {self.sobol_fem_samples}")
         if self.pilot < 3:
             raise InputError(f"--pilot must be >= 3, got {self.pilot}")
 
