@@ -6,7 +6,9 @@ uniform over the run's training box or a ``--dist`` file
 (:mod:`surrogate.uq.distributions`); :func:`~surrogate.uq.mfmc.estimate_mean` does the rest.
 ``uq.json`` (written atomically) holds the record of :meth:`UqResult.to_dict` with the run,
 the FEM, the distribution and the one-off seconds, and with ``sobol`` the Sobol indices of
-each quantity through the surrogate (:func:`~surrogate.uq.sobol.sobol_indices`).
+each quantity through the surrogate and, on a small sample, through the FEM
+(:func:`~surrogate.uq.sobol.sobol_comparison`); with the ``field`` quantity, ``field.pvd``
+beside it (:mod:`surrogate.uq.field_output`).
 """
 
 from __future__ import annotations
@@ -70,12 +72,18 @@ def run_uq(run: Any, options: UqOptions, out: str | Path | None = None, *,
                             "device": options.device},
               "distribution": distribution.describe(), "one_off_seconds": one_off,
               "options": options.to_dict(), **result.to_dict()}
-    if options.sobol:
-        from surrogate.uq.sobol import sobol_indices
+    if fem.points.field_nodes:
+        from surrogate.uq.field_output import write_field_series
 
-        record["sobol"] = {"model": "surrogate", **sobol_indices(
-            surrogate, distribution, fem.points.names, base=options.sobol_samples,
-            seed=options.seed)}
+        record["field"] = (write_field_series(out, fem.points, result) if out is not None
+                           else {"nodes": fem.points.field_nodes,
+                                 "note": "not written: give an output folder"})
+    if options.sobol:
+        from surrogate.uq.sobol import sobol_comparison
+
+        record["sobol"] = sobol_comparison(
+            surrogate, fem, distribution, fem.points.names, base=options.sobol_samples,
+            high_base=options.sobol_fem_samples, seed=options.seed)
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
         write_json_file(Path(out) / "uq.json", record)

@@ -3,6 +3,7 @@ run): a study writes uq.json; bad input is one line on stderr and exit code 2.""
 
 import json
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -20,7 +21,9 @@ def _invoke(*args):
 def test_a_study_writes_uq_json(radial_run, tmp_path):
     out = tmp_path / "uq"
     result = _invoke(radial_run.path, "--qoi", "energy", "--qoi", "probe:0.2,0.1,0.5",
+                     "--qoi", "field",
                      "--rse", "0.2", "--seed", "4", *CHEAP, "--sobol", "--sobol-samples", "256",
+                     "--sobol-fem-samples", "4",
                      "-o", out)
     assert result.exit_code == 0, result.output
     record = json.loads((out / "uq.json").read_text())
@@ -38,7 +41,23 @@ def test_a_study_writes_uq_json(radial_run, tmp_path):
     assert set(energy["S1"]) == {"k", "a", "b", "alpha", "p", "w"}
     assert all(-0.2 < energy["S1"][p]["index"] <= energy["ST"][p]["index"] + 0.1
                for p in energy["S1"])
+    fem = sobol["high_fidelity"]
+    assert fem["base_samples"] == 4 and fem["evaluations"] == 4 * 8
+    assert set(fem["quantities"]) == set(fem["surrogate_on_same_sample"]) == set(sobol[
+        "quantities"])
+    assert all(0.0 <= d[k] for d in fem["largest_difference"].values() if d for k in d)
     assert "Sobol S1/ST of energy (surrogate): k " in result.output
+    assert "FEM on 4 rows: k " in result.output
+    field = record["field"]
+    assert field["pvd"] == "field.pvd" and field["nodes"] == 57  # the cylinder's level 1
+    assert "field: mean and standard deviation of u at 57 nodes" in result.output
+    import meshio
+
+    mesh = meshio.read(out / field["vtu"])
+    assert set(mesh.point_data) == set(field["point_data"]) and len(mesh.points) == 57
+    assert np.isfinite(mesh.point_data["u_mean"]).all()
+    assert (mesh.point_data["u_std_surrogate"] >= 0).all()
+    assert record["quantities"]["energy"]["standard_deviation"]["surrogate"] > 0
 
 
 def test_a_distribution_file_is_used_and_checked(radial_run, tmp_path):
