@@ -110,7 +110,8 @@ def uq(
         for line in _lines(record):
             typer.echo(line)
         if out is not None:
-            typer.echo(f"wrote {out / 'uq.json'}")
+            typer.echo(f"wrote {out / 'uq.json'}"
+                       + (f" and {out / 'index.html'}" if typed.report else ""))
 
 
 def register(app: typer.Typer) -> None:

@@ -71,6 +71,8 @@ class UqOptions(ModelOptions):
     pilot: int = setting(PILOT, doc="Shared pilot samples (costs, variances, correlation).",
                          ge=3)
     seed: int = setting(0, doc="Seed of the draws (numpy Generator).")
+    report: bool = setting(True, doc="With --out, also index.html: estimate ± error against "
+                           "cost for MC and MFMC, the allocation, the Sobol bars.")
     sobol: bool = setting(False, doc="Also first-order and total Sobol indices of each "
                           "quantity through the surrogate (SALib, bootstrap intervals), and "
                           "from the FEM on a small sample.")

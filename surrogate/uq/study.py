@@ -8,7 +8,8 @@ uniform over the run's training box or a ``--dist`` file
 the FEM, the distribution and the one-off seconds, and with ``sobol`` the Sobol indices of
 each quantity through the surrogate and, on a small sample, through the FEM
 (:func:`~surrogate.uq.sobol.sobol_comparison`); with the ``field`` quantity, ``field.pvd``
-beside it (:mod:`surrogate.uq.field_output`).
+beside it (:mod:`surrogate.uq.field_output`); ``index.html`` and its figures with
+``report`` (:mod:`surrogate.uq.report`).
 """
 
 from __future__ import annotations
@@ -87,6 +88,10 @@ def run_uq(run: Any, options: UqOptions, out: str | Path | None = None, *,
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
         write_json_file(Path(out) / "uq.json", record)
+        if options.report:
+            from surrogate.uq.report import write_report
+
+            write_report(record, out)
     return record
 
 

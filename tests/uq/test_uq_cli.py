@@ -58,6 +58,13 @@ def test_a_study_writes_uq_json(radial_run, tmp_path):
     assert np.isfinite(mesh.point_data["u_mean"]).all()
     assert (mesh.point_data["u_std_surrogate"] >= 0).all()
     assert record["quantities"]["energy"]["standard_deviation"]["surrogate"] > 0
+    page = (out / "index.html").read_text()
+    assert "Allocation" in page and "Sobol indices" in page and "field.pvd" in page
+    for figure in ("convergence_0.png", "cost.png", "sobol_0.png"):
+        assert (out / figure).stat().st_size > 1000 and figure in page
+    trace = record["quantities"]["energy"]["convergence"]
+    assert trace[-1]["k"] == record["allocation"]["high_samples"]
+    assert trace[-1]["mfmc"] == record["quantities"]["energy"]["mfmc"]
 
 
 def test_a_distribution_file_is_used_and_checked(radial_run, tmp_path):
