@@ -31,8 +31,9 @@ def study_models(run: Any, options: ModelOptions) -> tuple[Any, Any, Any, Any]:
     not exist."""
     from surrogate.fem.families import get_family
     from surrogate.runs.load import load_run
-    from surrogate.uq.models import SurrogateQuantities, fem_quantities
+    from surrogate.uq.models import SurrogateQuantities, default_domain, fem_quantities
     from surrogate.uq.quantities import parse_quantities
+    from surrogate.uq.reference_fem import reference_fem
 
     quantities = parse_quantities(options.qoi)
     run = run if hasattr(run, "model") else load_run(run)
@@ -40,9 +41,10 @@ def study_models(run: Any, options: ModelOptions) -> tuple[Any, Any, Any, Any]:
     if name is None:
         raise InputError(f"run {run.path} was trained on one problem; a family run is needed")
     family = get_family(str(name))
-    fem = fem_quantities(family, quantities, backend=options.fem_backend,
-                         order=options.fem_order, level=options.fem_level,
-                         domain=options.domain)
+    chosen = reference_fem(options, run.path, default_domain(family))
+    fem = fem_quantities(family, quantities, backend=chosen["backend"], order=chosen["order"],
+                         level=chosen["level"], domain=chosen["domain"])
+    fem.choice = chosen
     return run, family, fem, SurrogateQuantities.from_run(run, fem.points,
                                                           device=options.device)
 
@@ -67,7 +69,8 @@ def run_uq(run: Any, options: UqOptions, out: str | Path | None = None, *,
     record = {"format": FORMAT, "version": VERSION, "run": str(run.path), "family": family.name,
               "high_fidelity": {"backend": fem.method.backend, "order": fem.method.order,
                                 "label": fem.method.label, "domain": fem.points.domain,
-                                "level": fem.points.level, "intorder": fem.points.intorder},
+                                "level": fem.points.level, "intorder": fem.points.intorder,
+                                "chosen_by": fem.choice},
               "surrogate": {"arch": str(getattr(run.model_config, "arch", "?")),
                             "inputs": str(getattr(run.model_config, "inputs", "?")),
                             "device": options.device},

@@ -29,6 +29,7 @@ def test_a_study_writes_uq_json(radial_run, tmp_path):
     record = json.loads((out / "uq.json").read_text())
     assert record["format"] == "surrogate-uq" and record["family"] == "radial"
     assert record["high_fidelity"]["label"] == "skfem order 0 (N0)"
+    assert record["high_fidelity"]["chosen_by"]["source"] == "default and options"
     assert list(record["quantities"]) == ["energy"] + [f"probe:0.2,0.1,0.5:u{c}"
                                                        for c in (1, 2, 3)]
     assert record["options"]["seed"] == 4 and record["pilot"]["samples"] == 5
@@ -95,6 +96,7 @@ def _one_line_error(result, fragment):
     (["--rse", "0.1", "--fem-order", "7"], "unknown FEM order 7"),
     (["--rse", "0.1", "--fem-level", "0", "--domain", "cylinder"], "FEM level 0"),
     ([], "give either --rse"),
+    (["--rse", "0.1", "--evaluation", "nosuch.json"], "not a family evaluation.json"),
 ])
 def test_bad_input_is_one_line_exit_2(radial_run, args, fragment):
     _one_line_error(_invoke(radial_run.path, *args), fragment)
