@@ -56,14 +56,14 @@ def _cost_figure(record: dict[str, Any], path: Path) -> None:
     parts = {"pilot": seconds["pilot_high"] + seconds["pilot_surrogate"],
              "FEM solves": seconds["high"], "surrogate queries": seconds["surrogate"],
              "one-off (data + training)": record["one_off_seconds"]["total"]}
-    fig, ax = plt.subplots(figsize=(6.4, 1.8))
+    fig, ax = plt.subplots(figsize=(8.4, 1.6))
     left = 0.0
     for label, value in parts.items():
         ax.barh([0], [value], left=left, label=f"{label}: {value:.3g} s")
         left += value
     ax.set_yticks([])
     ax.set_xlabel("seconds")
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=2)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     save_figure(fig, path)
 
