@@ -47,12 +47,26 @@ def _lines(record: dict[str, Any]) -> list[str]:
                      f"{entry['pilot']['rho']:.5f}; variance ÷ {gain['without_one_off']:.3g} "
                      f"against FEM-only MC at equal cost (÷ {gain['with_one_off']:.3g} with "
                      "the one-off)")
-    for name, entry in (record.get("sobol") or {}).get("quantities", {}).items():
+    if "pvd" in (record.get("field") or {}):
+        lines.append(f"field: mean and standard deviation of u at {record['field']['nodes']} "
+                     f"nodes in {record['field']['pvd']} (ParaView)")
+    sobol = record.get("sobol") or {}
+    fem = sobol.get("high_fidelity") or {}
+    for name, entry in sobol.get("quantities", {}).items():
         if entry is not None:
-            parts = ", ".join(f"{p} {entry['S1'][p]['index']:.2f}/{entry['ST'][p]['index']:.2f}"
-                              for p in entry["S1"])
-            lines.append(f"Sobol S1/ST of {name} (surrogate): {parts}")
+            lines.append(f"Sobol S1/ST of {name} (surrogate): {_indices(entry)}")
+        if (fem.get("quantities") or {}).get(name) is not None:
+            lines.append(f"  FEM on {fem['base_samples']} rows: {_indices(fem['quantities'][name])}"
+                         f"; largest |surrogate − FEM| on those rows: S1 "
+                         f"{fem['largest_difference'][name]['S1']:.2f}, ST "
+                         f"{fem['largest_difference'][name]['ST']:.2f}")
     return lines
+
+
+def _indices(entry: dict[str, Any]) -> str:
+    """``k 0.41/0.45, a ...``: S1/ST per parameter."""
+    return ", ".join(f"{p} {entry['S1'][p]['index']:.2f}/{entry['ST'][p]['index']:.2f}"
+                     for p in entry["S1"])
 
 
 def uq(
@@ -96,7 +110,8 @@ def uq(
         for line in _lines(record):
             typer.echo(line)
         if out is not None:
-            typer.echo(f"wrote {out / 'uq.json'}")
+            typer.echo(f"wrote {out / 'uq.json'}"
+                       + (f" and {out / 'index.html'}" if typed.report else ""))
 
 
 def register(app: typer.Typer) -> None:

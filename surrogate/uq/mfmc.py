@@ -72,7 +72,9 @@ class MfmcSettings:
 
 @dataclass
 class UqResult:
-    """Everything one MFMC study measured (:meth:`to_dict` is ``uq.json``'s core)."""
+    """Everything one MFMC study measured (:meth:`to_dict` is ``uq.json``'s core);
+    ``std_high``, ``std_low`` (q,): the sample standard deviations of the quantities over
+    the K high-fidelity and the N surrogate samples; ``trace``: :func:`convergence_trace`."""
 
     names: tuple[str, ...]
     settings: MfmcSettings
@@ -83,6 +85,9 @@ class UqResult:
     surrogate_only: Estimate
     bias: Estimate
     seconds: dict[str, float]
+    std_high: np.ndarray | None = None
+    std_low: np.ndarray | None = None
+    trace: list[dict[str, Any]] | None = None
 
     def reduction(self, one_off: bool = False) -> np.ndarray:
         """Variance reduction (q,) against high-fidelity-only Monte Carlo at the main
@@ -110,6 +115,12 @@ class UqResult:
                           "sigma_high": float(stats.sigma_hf[j]),
                           "sigma_surrogate": float(stats.sigma_lf[j]),
                           "rho": float(stats.rho[j]), "alpha": float(stats.alpha[j])},
+                "standard_deviation": _spread(self, j),
+                "convergence": [{"k": t["k"], "n": t["n"], "seconds": t["seconds"],
+                                 "seconds_high": t["seconds_high"],
+                                 "mfmc": t["mfmc"].column(j),
+                                 "high_fidelity_mc": t["mc"].column(j)}
+                                for t in self.trace or ()],
                 "predicted_standard_error": float(predicted[j]),
                 "predicted_variance_reduction": _predicted_reduction(stats, j),
                 "variance_reduction": {"without_one_off": float(self.reduction()[j]),
@@ -123,6 +134,30 @@ class UqResult:
                 "seconds": dict(self.seconds),
                 "settings": {"rse": self.settings.rse, "budget": self.settings.budget,
                              "pilot": self.settings.pilot, "seed": self.settings.seed}}
+
+
+def convergence_trace(y_high: np.ndarray, y_low: np.ndarray, alpha: np.ndarray,
+                      w_hf: float, w_lf: float, steps: int = 6) -> list[dict[str, Any]]:
+    """MFMC and high-fidelity Monte Carlo on nested prefixes of the samples (K/2^s FEM and
+    N/2^s surrogate samples, s = steps − 1 .. 0; each an estimate of that smaller cost
+    K w_hf + N w_lf, the Monte Carlo one of K w_hf): the estimate ± error against cost of
+    the report."""
+    k, n, out = len(y_high), len(y_low), []
+    for s in range(steps - 1, -1, -1):
+        kk, nn = k >> s, n >> s
+        if kk >= 2:
+            out.append({"k": kk, "n": nn, "seconds": kk * w_hf + nn * w_lf,
+                        "seconds_high": kk * w_hf,
+                        "mfmc": mfmc_estimate(y_high[:kk], y_low[:nn], alpha),
+                        "mc": mc_estimate(y_high[:kk])})
+    return out
+
+
+def _spread(result: UqResult, j: int) -> dict[str, float | None]:
+    """The standard deviation of quantity ``j`` over the input distribution: from the K
+    high-fidelity samples and from the N surrogate samples (biased by the surrogate)."""
+    return {name: None if values is None else float(values[j]) for name, values in
+            (("high_fidelity", result.std_high), ("surrogate", result.std_low))}
 
 
 def _predicted_reduction(stats: PilotStatistics, j: int) -> float | None:
@@ -195,7 +230,9 @@ def estimate_mean(high: Model, low: Model, sample: Callable[[int, np.random.Gene
         Estimate(bias.mean, bias.standard_error, settings.pilot, settings.pilot),
         {"pilot_high": pilot_seconds["high"], "pilot_surrogate": pilot_seconds["surrogate"],
          "high": high_seconds, "surrogate": low_seconds,
-         "one_off": settings.one_off_seconds})
+         "one_off": settings.one_off_seconds},
+        y_high.std(axis=0, ddof=1), y_low.std(axis=0, ddof=1),
+        convergence_trace(y_high, y_low, stats.alpha, stats.w_hf, stats.w_lf))
 
 
-__all__ = ["PILOT", "BLOCK", "MfmcSettings", "UqResult", "estimate_mean"]
+__all__ = ["PILOT", "BLOCK", "MfmcSettings", "UqResult", "convergence_trace", "estimate_mean"]

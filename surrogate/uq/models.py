@@ -58,13 +58,15 @@ class SurrogateQuantities:
 
 @dataclass
 class FemQuantities:
-    """The quantities of the mixed solve of ``method`` (a registry ``FemMethod``)."""
+    """The quantities of the mixed solve of ``method`` (a registry ``FemMethod``); ``choice``
+    says how it was chosen (:func:`~surrogate.uq.reference_fem.reference_fem`)."""
 
     family: Any
     points: QuantityPoints
     method: Any
     solver: str = "auto"
     rtol: float = 1e-10
+    choice: dict[str, Any] = field(default_factory=dict)
 
     def one(self, mu: np.ndarray) -> np.ndarray:
         """u (M + R, 3) of the solve of the member μ (p,) at the points."""

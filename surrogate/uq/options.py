@@ -17,12 +17,11 @@ from surrogate.evaluation.devices import DEVICE_CHOICES
 from surrogate.fem.hcurl import registry
 from surrogate.uq.mfmc import PILOT
 from surrogate.uq.quantities import QUANTITY_HELP
-from surrogate.uq.sobol import SOBOL_BASE
+from surrogate.uq.reference_fem import DEFAULT_FEM
+from surrogate.uq.sobol import SOBOL_BASE, SOBOL_FEM_BASE
 
-DEFAULT_FEM = ("skfem", 1, 2)
-"""The FEM of reference when none is named: the toolkit's complete-linear mixed solve on
-level 2 of the test domain (on ``radial``'s cube: relative L² error 1.4 % median, 4.3 % max
-over 8 draws, 18 ms a solve on one thread)."""
+_SHOWN = (f"the --evaluation's, else {DEFAULT_FEM[0]} order {DEFAULT_FEM[1]} level "
+          f"{DEFAULT_FEM[2]}")
 
 
 @dataclass(frozen=True)
@@ -32,13 +31,18 @@ class ModelOptions:
 
     qoi: tuple[str, ...] = setting(("energy",), doc=f"Quantity of interest (repeatable): "
                                    f"{QUANTITY_HELP}.", multiple=True, shown="energy")
-    fem_backend: str = setting(DEFAULT_FEM[0], doc="Backend of the FEM of reference (the "
-                               "high-fidelity model), as evaluate names its candidates.",
-                               listed=registry.backend_names)
-    fem_order: int = setting(DEFAULT_FEM[1], doc="Order of the FEM of reference (0 = N0, 1 = "
-                             "complete linear, ...).", ge=0, listed=lambda: registry.FEM_ORDERS)
-    fem_level: int = setting(DEFAULT_FEM[2], doc="Mesh level of the FEM of reference on the "
-                             "test domain.", ge=0)
+    fem_backend: str | None = setting(None, doc="Backend of the FEM of reference (the "
+                                      "high-fidelity model), as evaluate names its candidates.",
+                                      listed=registry.backend_names, shown=_SHOWN)
+    fem_order: int | None = setting(None, doc="Order of the FEM of reference (0 = N0, 1 = "
+                                    "complete linear, ...).", ge=0,
+                                    listed=lambda: registry.FEM_ORDERS, shown=_SHOWN)
+    fem_level: int | None = setting(None, doc="Mesh level of the FEM of reference on the "
+                                    "test domain.", ge=0, shown=_SHOWN)
+    evaluation: str | None = setting(None, doc="A family evaluation.json of this run: the FEM "
+                                     "of reference is the fastest one it found at the run's "
+                                     "error on its median problem, on its test domain (the "
+                                     "--fem-* options given still win).", shown="none")
     domain: str | None = setting(None, doc="Test domain: the energy's integral and the FEM's "
                                  "mesh.", shown="the cube (closed form) or the training domain")
     device: str = setting("cpu", doc="Where the surrogate runs.", choices=DEVICE_CHOICES)
@@ -71,10 +75,16 @@ class UqOptions(ModelOptions):
     pilot: int = setting(PILOT, doc="Shared pilot samples (costs, variances, correlation).",
                          ge=3)
     seed: int = setting(0, doc="Seed of the draws (numpy Generator).")
+    report: bool = setting(True, doc="With --out, also index.html: estimate ± error against "
+                           "cost for MC and MFMC, the allocation, the Sobol bars.")
     sobol: bool = setting(False, doc="Also first-order and total Sobol indices of each "
-                          "quantity through the surrogate (SALib, bootstrap intervals).")
+                          "quantity through the surrogate (SALib, bootstrap intervals), and "
+                          "from the FEM on a small sample.")
     sobol_samples: int = setting(SOBOL_BASE, doc="Base sample N of the Sobol indices (a "
                                  "power of 2): N (parameters + 2) surrogate queries.", ge=2)
+    sobol_fem_samples: int = setting(SOBOL_FEM_BASE, doc="Base sample of the same indices "
+                                     "from the FEM of reference, beside the surrogate's on that "
+                                     "sample (N (parameters + 2) solves; 0: none).", ge=0)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -87,6 +97,8 @@ class UqOptions(ModelOptions):
                 raise InputError(f"--{name} must be > 0, got {value!r}")
         if self.sobol_samples < 2:
             raise InputError(f"--sobol-samples must be >= 2, got {self.sobol_samples}")
+        if self.sobol_fem_samples < 0:
+            raise InputError(f"--sobol-fem-samples must be >= 0, got {self.sobol_fem_samples}")
         if self.pilot < 3:
             raise InputError(f"--pilot must be >= 3, got {self.pilot}")
 

@@ -2,14 +2,18 @@
 
 ``energy`` is ∫_Ω |u|² dx over the test domain by the toolkit's quadrature rule
 (:func:`~surrogate.fem.quadrature.quadrature_rule` of a mesh level: Σ_m w_m |u(x_m)|²);
-``probe:x,y,z`` is u(x, y, z), three quantities (u1, u2, u3). Every model (surrogate, FEM,
-closed form) answers u at the same points, :attr:`QuantityPoints.points` (the rule's points,
-then the probes), so that the quantities of all models are the same functionals. Torch-free.
+``probe:x,y,z`` is u(x, y, z), three quantities (u1, u2, u3); ``field`` is u at every node of
+the mesh (3 × nodes columns after the scalar ones, estimated on the scalars' allocation and
+written as a ParaView file, not into the per-quantity record; alone it brings ``energy`` to
+set the allocation). In Python, :func:`function_quantity` makes any function of u at given
+points a quantity. Every model (surrogate, FEM, closed form) answers u at the same points,
+:attr:`QuantityPoints.points` (the rule's points, then the probes, the nodes and the points
+of functions), so that the quantities of all models are the same functionals. Torch-free.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,30 +22,52 @@ import numpy as np
 from surrogate.core.errors import InputError
 
 COMPONENTS = ("u1", "u2", "u3")
-QUANTITY_HELP = "energy (∫|u|² over the test domain) or probe:x,y,z (u1, u2, u3 there)"
+QUANTITY_HELP = ("energy (∫|u|² over the test domain), probe:x,y,z (u1, u2, u3 there) or field "
+                 "(u at the mesh's nodes: mean and standard deviation as a ParaView file)")
 
 
 @dataclass(frozen=True)
 class Quantity:
-    """``energy``, or ``probe`` at ``point`` (x, y, z)."""
+    """``energy``; ``probe`` at ``point`` (x, y, z); ``field`` (u at the mesh's nodes); or
+    ``function``: ``function`` (u (B, m, 3) at ``points`` (m, 3) -> (B, len(labels)))."""
 
     kind: str
     point: tuple[float, float, float] | None = None
+    points: tuple[tuple[float, float, float], ...] = ()
+    function: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False)
+    labels: tuple[str, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
-        """The scalar names: ("energy",) or ("probe:x,y,z:u1", ..., ":u3")."""
+        """The scalar names: ("energy",), ("probe:x,y,z:u1", ..., ":u3"), a function's
+        labels, or () for the field."""
         if self.kind == "energy":
             return ("energy",)
+        if self.kind == "field":
+            return ()
+        if self.kind == "function":
+            return self.labels
         where = ",".join(f"{v:g}" for v in self.point)
         return tuple(f"probe:{where}:{c}" for c in COMPONENTS)
+
+
+def function_quantity(labels: Sequence[str], points: np.ndarray,
+                      function: Callable[[np.ndarray], np.ndarray]) -> Quantity:
+    """A quantity ``function`` (u (B, m, 3) at ``points`` (m, 3) -> (B, len(labels))), e.g.
+    the mean of u1 over a line: ``function_quantity(["mean u1"], line, lambda u: u[:, :, 0]
+    .mean(axis=1, keepdims=True))``; every model answers u at ``points`` for it."""
+    xyz = np.asarray(points, dtype=float).reshape(-1, 3)
+    if not len(labels) or not len(xyz) or not np.isfinite(xyz).all():
+        raise InputError("a function quantity needs labels and finite points (m, 3)")
+    return Quantity("function", points=tuple(map(tuple, xyz.tolist())), function=function,
+                    labels=tuple(map(str, labels)))
 
 
 def parse_quantity(text: str) -> Quantity:
     """``"energy"`` or ``"probe:x,y,z"``; InputError (one line) for anything else."""
     spec = str(text).strip()
-    if spec == "energy":
-        return Quantity("energy")
+    if spec in ("energy", "field"):
+        return Quantity(spec)
     kind, _, where = spec.partition(":")
     if kind == "probe":
         try:
@@ -54,14 +80,19 @@ def parse_quantity(text: str) -> Quantity:
 
 
 def parse_quantities(texts: Sequence[str] | None) -> tuple[Quantity, ...]:
-    """The distinct quantities of ``texts`` in their order (none given: energy)."""
-    return tuple(dict.fromkeys(parse_quantity(t) for t in (texts or ("energy",))))
+    """The distinct quantities of ``texts`` in their order (none given: energy; the field
+    alone: energy first, to set the allocation)."""
+    quantities = tuple(dict.fromkeys(parse_quantity(t) for t in (texts or ("energy",))))
+    if all(q.kind == "field" for q in quantities):
+        quantities = (Quantity("energy"), *quantities)
+    return quantities
 
 
 @dataclass(frozen=True)
 class QuantityPoints:
     """Where the models answer u: a quadrature rule of ``mesh`` (``domain`` at ``level``,
-    degree ``intorder``; empty without an energy) followed by the probes."""
+    degree ``intorder``; empty without an energy) followed by the located points
+    (``probes``: probes, functions' points and the field's nodes, in the quantities' order)."""
 
     quantities: tuple[Quantity, ...]
     domain: str
@@ -78,30 +109,54 @@ class QuantityPoints:
         return tuple(name for q in self.quantities for name in q.names)
 
     @property
+    def field_nodes(self) -> int:
+        """Nodes of the ``field`` (its 3 × nodes columns follow the scalars); 0 without."""
+        return self.mesh.p.shape[1] if any(q.kind == "field" for q in self.quantities) else 0
+
+    @property
     def points(self) -> np.ndarray:
-        """(M + R, 3): the rule's points, then the probes."""
+        """(M + R, 3): the rule's points, then the located points (:attr:`probes`: the
+        probes, the functions' points and the field's nodes, in the quantities' order)."""
         return np.concatenate([self.quadrature, self.probes])
 
     def from_fields(self, u: np.ndarray) -> np.ndarray:
-        """The quantities (B, q) of fields u (B, M + R, 3) at :attr:`points`."""
+        """The quantities (B, q) of fields u (B, M + R, 3) at :attr:`points`: the scalars in
+        the quantities' order, then the field's node values (n1 u1, n1 u2, ...)."""
         u = np.asarray(u, dtype=np.float64)
         m = len(self.weights)
         energy = np.einsum("bmc,bmc,m->b", u[:, :m], u[:, :m], self.weights)
-        probes = u[:, m:].reshape(len(u), -1)
-        columns, next_probe = [], 0
+        columns, nodal, offset = [], [], m
         for quantity in self.quantities:
             if quantity.kind == "energy":
                 columns.append(energy[:, None])
+                continue
+            count = {"probe": 1, "field": self.field_nodes}.get(quantity.kind,
+                                                                len(quantity.points))
+            part, offset = u[:, offset:offset + count], offset + count
+            if quantity.kind == "field":
+                nodal.append(part.reshape(len(u), -1))
+            elif quantity.kind == "probe":
+                columns.append(part.reshape(len(u), 3))
             else:
-                columns.append(probes[:, 3 * next_probe:3 * next_probe + 3])
-                next_probe += 1
-        return np.concatenate(columns, axis=1)
+                columns.append(_function_values(quantity, part))
+        return np.concatenate(columns + nodal, axis=1)
+
+
+def _function_values(quantity: Quantity, u: np.ndarray) -> np.ndarray:
+    """(B, len(labels)) of a function quantity; InputError for another shape."""
+    values = np.asarray(quantity.function(u), dtype=np.float64)
+    if values.ndim == 1 and len(quantity.labels) == 1:
+        values = values[:, None]
+    if values.shape != (len(u), len(quantity.labels)):
+        raise InputError(f"the function of {', '.join(quantity.labels)} returned shape "
+                         f"{values.shape}, not ({len(u)}, {len(quantity.labels)})")
+    return values
 
 
 def quantity_points(quantities: Sequence[Quantity], domain: str, level: int,
                     intorder: int) -> QuantityPoints:
     """The points of ``quantities`` on ``domain`` at ``level`` (rule of degree ``intorder``);
-    InputError for a probe outside the domain."""
+    InputError for a probe or a function's point outside the domain."""
     from surrogate.fem.domains import get_domain
     from surrogate.fem.quadrature import quadrature_rule
 
@@ -111,15 +166,20 @@ def quantity_points(quantities: Sequence[Quantity], domain: str, level: int,
         points, weights = quadrature_rule(mesh, int(intorder))
     else:
         points, weights = np.zeros((0, 3)), np.zeros(0)
-    probes = np.array([q.point for q in quantities if q.kind == "probe"],
-                      dtype=float).reshape(-1, 3)
-    outside = ~np.asarray(resolved.contains(probes), dtype=bool) if len(probes) else []
+    chosen = [np.asarray([q.point] if q.kind == "probe" else q.points, dtype=float)
+              for q in quantities if q.kind in ("probe", "function")]
+    chosen = np.concatenate(chosen).reshape(-1, 3) if chosen else np.zeros((0, 3))
+    outside = ~np.asarray(resolved.contains(chosen), dtype=bool) if len(chosen) else []
     if np.any(outside):
-        bad = ", ".join(f"({','.join(f'{v:g}' for v in p)})" for p in probes[outside])
+        bad = ", ".join(f"({','.join(f'{v:g}' for v in p)})" for p in chosen[outside][:3])
         raise InputError(f"probe point {bad} lies outside the {resolved.name} domain")
+    located = [np.asarray([q.point] if q.kind == "probe" else q.points, dtype=float)
+               .reshape(-1, 3) if q.kind != "field" else np.asarray(mesh.p.T, dtype=float)
+               for q in quantities if q.kind != "energy"]
+    probes = np.concatenate(located) if located else np.zeros((0, 3))
     return QuantityPoints(tuple(quantities), resolved.name, int(level), int(intorder), mesh,
                           points, weights, probes)
 
 
-__all__ = ["COMPONENTS", "QUANTITY_HELP", "Quantity", "parse_quantity", "parse_quantities",
-           "QuantityPoints", "quantity_points"]
+__all__ = ["COMPONENTS", "QUANTITY_HELP", "Quantity", "function_quantity", "parse_quantity",
+           "parse_quantities", "QuantityPoints", "quantity_points"]

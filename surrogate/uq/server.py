@@ -3,7 +3,8 @@
 UM-Bridge (the ``umbridge`` package) is the UQ community's HTTP model protocol: MUQ, QMCPy,
 tinyDA and PyMC call a model by name with an input list of vectors and get an output list.
 Both models here take one input vector μ (p: the family's parameters, in its order) and
-return one output vector of the quantities (q: :attr:`QuantityPoints.names`); ``fem``
+return one output vector of the quantities (q: :attr:`QuantityPoints.names`, then with
+``field`` the 3 × nodes values of u at the mesh's nodes); ``fem``
 solves with the backend, order and level the server was started with. umbridge serves on
 every interface of the machine (its ``serve_models`` takes no host). ``max_seconds`` stops
 the server by itself (SIGTERM to this process, which the web server turns into a clean
@@ -64,7 +65,7 @@ def serve(run: Any, options: Any, ready: Callable[[str], None] | None = None) ->
 
     umbridge = _umbridge()
     run, family, fem, surrogate = study_models(run, options)
-    p, q = len(family.param_names), len(fem.points.names)
+    p, q = len(family.param_names), len(fem.points.names) + 3 * fem.points.field_nodes
     models = [umbridge_model("surrogate", p, q, surrogate), umbridge_model("fem", p, q, fem)]
     if options.max_seconds is not None:
         timer = threading.Timer(options.max_seconds, os.kill, (os.getpid(), signal.SIGTERM))

@@ -6,7 +6,10 @@ uniform over the run's training box or a ``--dist`` file
 (:mod:`surrogate.uq.distributions`); :func:`~surrogate.uq.mfmc.estimate_mean` does the rest.
 ``uq.json`` (written atomically) holds the record of :meth:`UqResult.to_dict` with the run,
 the FEM, the distribution and the one-off seconds, and with ``sobol`` the Sobol indices of
-each quantity through the surrogate (:func:`~surrogate.uq.sobol.sobol_indices`).
+each quantity through the surrogate and, on a small sample, through the FEM
+(:func:`~surrogate.uq.sobol.sobol_comparison`); with the ``field`` quantity, ``field.pvd``
+beside it (:mod:`surrogate.uq.field_output`); ``index.html`` and its figures with
+``report`` (:mod:`surrogate.uq.report`).
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ def study_models(run: Any, options: ModelOptions) -> tuple[Any, Any, Any, Any]:
     not exist."""
     from surrogate.fem.families import get_family
     from surrogate.runs.load import load_run
-    from surrogate.uq.models import SurrogateQuantities, fem_quantities
+    from surrogate.uq.models import SurrogateQuantities, default_domain, fem_quantities
     from surrogate.uq.quantities import parse_quantities
+    from surrogate.uq.reference_fem import reference_fem
 
     quantities = parse_quantities(options.qoi)
     run = run if hasattr(run, "model") else load_run(run)
@@ -37,9 +41,10 @@ def study_models(run: Any, options: ModelOptions) -> tuple[Any, Any, Any, Any]:
     if name is None:
         raise InputError(f"run {run.path} was trained on one problem; a family run is needed")
     family = get_family(str(name))
-    fem = fem_quantities(family, quantities, backend=options.fem_backend,
-                         order=options.fem_order, level=options.fem_level,
-                         domain=options.domain)
+    chosen = reference_fem(options, run.path, default_domain(family))
+    fem = fem_quantities(family, quantities, backend=chosen["backend"], order=chosen["order"],
+                         level=chosen["level"], domain=chosen["domain"])
+    fem.choice = chosen
     return run, family, fem, SurrogateQuantities.from_run(run, fem.points,
                                                           device=options.device)
 
@@ -64,21 +69,32 @@ def run_uq(run: Any, options: UqOptions, out: str | Path | None = None, *,
     record = {"format": FORMAT, "version": VERSION, "run": str(run.path), "family": family.name,
               "high_fidelity": {"backend": fem.method.backend, "order": fem.method.order,
                                 "label": fem.method.label, "domain": fem.points.domain,
-                                "level": fem.points.level, "intorder": fem.points.intorder},
+                                "level": fem.points.level, "intorder": fem.points.intorder,
+                                "chosen_by": fem.choice},
               "surrogate": {"arch": str(getattr(run.model_config, "arch", "?")),
                             "inputs": str(getattr(run.model_config, "inputs", "?")),
                             "device": options.device},
               "distribution": distribution.describe(), "one_off_seconds": one_off,
               "options": options.to_dict(), **result.to_dict()}
-    if options.sobol:
-        from surrogate.uq.sobol import sobol_indices
+    if fem.points.field_nodes:
+        from surrogate.uq.field_output import write_field_series
 
-        record["sobol"] = {"model": "surrogate", **sobol_indices(
-            surrogate, distribution, fem.points.names, base=options.sobol_samples,
-            seed=options.seed)}
+        record["field"] = (write_field_series(out, fem.points, result) if out is not None
+                           else {"nodes": fem.points.field_nodes,
+                                 "note": "not written: give an output folder"})
+    if options.sobol:
+        from surrogate.uq.sobol import sobol_comparison
+
+        record["sobol"] = sobol_comparison(
+            surrogate, fem, distribution, fem.points.names, base=options.sobol_samples,
+            high_base=options.sobol_fem_samples, seed=options.seed)
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
         write_json_file(Path(out) / "uq.json", record)
+        if options.report:
+            from surrogate.uq.report import write_report
+
+            write_report(record, out)
     return record
 
 

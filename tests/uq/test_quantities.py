@@ -6,7 +6,7 @@ import pytest
 from surrogate.core.errors import InputError
 from surrogate.fem.families import get_family
 from surrogate.uq import ExactQuantities, parse_quantities, quantity_points
-from surrogate.uq.quantities import parse_quantity
+from surrogate.uq.quantities import Quantity, function_quantity, parse_quantity
 
 
 def test_parsing_names_and_errors():
@@ -38,3 +38,24 @@ def test_energy_and_probes_of_the_closed_form():
 def test_a_probe_outside_the_domain_is_a_one_line_error():
     with pytest.raises(InputError, match="outside the cube"):
         quantity_points(parse_quantities(["probe:2,0,0"]), "cube", 1, 2)
+
+
+def test_the_field_follows_the_scalars_and_a_function_of_u_is_a_quantity():
+    family = get_family("radial")
+    assert parse_quantities(["field"]) == (Quantity("energy"), Quantity("field"))
+    line = np.array([[0.2, 0.1, z] for z in (0.25, 0.5, 0.75)])
+    mean_u1 = function_quantity(["mean u1"], line, lambda u: u[:, :, 0].mean(axis=1))
+    quantities = (Quantity("field"), *parse_quantities(["probe:0.5,0.25,0.5"]), mean_u1)
+    points = quantity_points(quantities, "cube", 1, 2)
+    assert points.names[-1] == "mean u1" and len(points.names) == 4 and points.field_nodes == 27
+    mu = family.sample(2, 5)
+    values = ExactQuantities(family, points)(mu)
+    assert values.shape == (2, 4 + 3 * 27)
+    for row, m in zip(values, mu, strict=True):
+        u = family.problem(m).u
+        np.testing.assert_allclose(row[:3], u(np.array([[0.5, 0.25, 0.5]]))[0], rtol=1e-13)
+        assert row[3] == pytest.approx(u(line)[:, 0].mean(), rel=1e-13)
+        np.testing.assert_allclose(row[4:].reshape(27, 3), u(points.mesh.p.T), rtol=1e-13)
+    wrong = function_quantity(["a", "b"], line, lambda u: u[:, :, 0])
+    with pytest.raises(InputError, match="returned shape"):
+        ExactQuantities(family, quantity_points((wrong,), "cube", 1, 2))(mu)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from surrogate.uq.distributions import input_distribution
-from surrogate.uq.sobol import sobol_indices
+from surrogate.uq.sobol import sobol_comparison, sobol_indices
 
 A, B = 7.0, 0.1
 
@@ -37,3 +37,19 @@ def test_a_constant_quantity_has_no_indices():
     distribution = input_distribution(("x1",), np.array([[0.0, 1.0]]))
     result = sobol_indices(lambda mu: np.ones((len(mu), 1)), distribution, ("c",), base=64)
     assert result["quantities"]["c"] is None
+
+
+def test_the_comparison_shows_a_surrogate_s_effect_and_none_of_the_reference_itself():
+    distribution = input_distribution(("x1", "x2", "x3"), np.array([[-np.pi, np.pi]] * 3))
+
+    def crude(mu):  # drops the x1-x3 interaction: S_T of x3 falls to 0
+        return (np.sin(mu[:, 0]) + A * np.sin(mu[:, 1]) ** 2)[:, None]
+
+    same = sobol_comparison(_ishigami, _ishigami, distribution, ("f",), base=256,
+                            high_base=64)
+    assert same["high_fidelity"]["largest_difference"]["f"] == {"S1": 0.0, "ST": 0.0}
+    assert same["high_fidelity"]["evaluations"] == 64 * 5
+    other = sobol_comparison(crude, _ishigami, distribution, ("f",), base=256, high_base=64)
+    assert other["high_fidelity"]["largest_difference"]["f"]["ST"] > 0.15
+    assert "high_fidelity" not in sobol_comparison(crude, _ishigami, distribution, ("f",),
+                                                   base=256, high_base=0)
