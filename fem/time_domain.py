@@ -93,10 +93,15 @@ class CavityOperators:
 
     def full(self, values: np.ndarray) -> np.ndarray:
         """Interior DOF values (..., n_free) -> all edge DOFs (..., basis.N), zero on ∂Ω."""
-        values = np.asarray(values, dtype=np.float64)
-        out = np.zeros((*values.shape[:-1], self.basis.N))
-        out[..., self.free] = values
-        return out
+        return free_to_full(values, self.free, self.basis.N)
+
+
+def free_to_full(values: np.ndarray, free: np.ndarray, ndof: int) -> np.ndarray:
+    """Values (..., len(free)) of the ``free`` DOFs -> all ``ndof`` DOFs, zero on the walls."""
+    values = np.asarray(values, dtype=np.float64)
+    out = np.zeros((*values.shape[:-1], int(ndof)))
+    out[..., free] = values
+    return out
 
 
 def cavity_operators(mesh: MeshTet) -> CavityOperators:
@@ -283,6 +288,6 @@ def _load(v, w):
     return dot(w.j0, v)
 
 
-__all__ = ["Material", "CavityOperators", "cavity_operators", "gaussian_dipole", "dipole_load",
-           "NewmarkStepper", "step_loads", "newmark_run", "discrete_energy", "impulse_response",
-           "convolve_response", "DIPOLE_WIDTH"]
+__all__ = ["Material", "CavityOperators", "cavity_operators", "free_to_full", "gaussian_dipole",
+           "dipole_load", "NewmarkStepper", "step_loads", "newmark_run", "discrete_energy",
+           "impulse_response", "convolve_response", "DIPOLE_WIDTH"]

@@ -57,10 +57,9 @@ class HCurlCavityOperators:
 
     def full(self, values: np.ndarray) -> np.ndarray:
         """Free DOF values (..., n_free) -> all DOFs (..., space.ndof), zero on the walls."""
-        values = np.asarray(values, dtype=np.float64)
-        out = np.zeros((*values.shape[:-1], self.space.ndof))
-        out[..., self.free] = values
-        return out
+        from surrogate.fem.time_domain import free_to_full
+
+        return free_to_full(values, self.free, self.space.ndof)
 
 
 def hcurl_cavity_operators(mesh: Any, order: int) -> HCurlCavityOperators:
