@@ -120,7 +120,7 @@ def _fem_orders_section() -> str:
     return "\n".join([
         "## FEM orders", "",
         "Every option that takes a FEM order (`fem convergence --fem-order`, "
-        "`evaluate --fem-order`, "
+        "`evaluate --fem-order`, `gen-data maxwell-td --fem-order`, "
         "`gen-data maxwell-family --truth-fem-order`) uses NGSolve's numbering of its H(curl) "
         "spaces; releases before it called N0 `1` and the complete-linear space `2` (files "
         "and runs written then are read in their own naming, datasets/FORMAT.md).", "",

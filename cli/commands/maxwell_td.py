@@ -40,7 +40,9 @@ def gen_maxwell_td(
     """Simulate time-domain Maxwell in a PEC cavity into a sequence dataset (+ <out>.json).
 
     ε E'' + σ E' + curl(μ⁻¹ curl E) = −∂J/∂t with J = s(t) J₀(x), J₀ a Gaussian z-dipole.
-    Nédélec N0 in space, average-acceleration Newmark in time, from rest.
+    Nédélec H(curl) elements in space (skfem's N0 by default; --fem-backend ngsolve --fem-order k
+    for higher orders), average-acceleration Newmark in time with step Δt / --substeps
+    (--richardson: a second run at twice the substeps, extrapolated in Δt), from rest.
 
     Inputs (N, T, 4): s, eps, mu, sigma. Targets (N, T, 3·probes): E at the probes.
 
@@ -52,6 +54,9 @@ def gen_maxwell_td(
     Example: surrogate gen-data maxwell-td -n 512 --steps 200 --seed 0 -o data/mtd.h5
 
     Example: surrogate gen-data maxwell-td -n 4096 --n-materials 4096 --workers 2 -o data/mtd.h5
+
+    Example: surrogate gen-data maxwell-td --fem-backend ngsolve --fem-order 3 --substeps 2
+    --richardson -o data/mtd-p3.h5
 
     Example: surrogate gen-data maxwell-td -n 4096 --scheduler tcp://head:8786 --resume
     """

@@ -3,8 +3,11 @@
 Each sample is a cavity ``domain`` with perfectly conducting walls, constant material (ε, μ, σ)
 and source J(x, t) = s(t) J₀(x), J₀ a z-directed Gaussian dipole (``source_width``, centred at
 ``source_centre``, default the centre of the domain's bounding box), solved by
-:mod:`surrogate.fem.time_domain` (N0 on ``domain.mesh(level)``, Newmark with step ``dt``) for
-``steps`` steps from rest. A sequence has T = steps + 1 entries at t_n = n·dt, n = 0..steps:
+the FEM registry's time-domain system of ``fem_order`` by ``fem_backend`` on
+``domain.mesh(level)`` (default skfem's N0, :mod:`surrogate.fem.time_domain`) and Newmark with
+step ``dt / substeps`` (``richardson``: a second run at 2·substeps, extrapolated in Δt;
+:mod:`.td_responses`) for ``steps`` output steps from rest. A sequence has T = steps + 1
+entries at t_n = n·dt, n = 0..steps:
 
 - inputs (N, T, 4): ``s`` = s(t_n), then the constant channels ``eps``, ``mu``, ``sigma``;
 - targets (N, T, 3·P): E at the P probes, columns ``E1_p0, E2_p0, E3_p0, E1_p1, ...``
@@ -37,7 +40,14 @@ from surrogate.core.typed_config import setting
 from surrogate.datasets.format import DTYPES
 from surrogate.datasets.generator_output import GeneratedData, ProgressCallback
 from surrogate.datasets.sequence.source_signals import SIGNAL_FAMILIES, check_range, draw_signal
+from surrogate.datasets.sequence.td_responses import (
+    fem_steps,
+    field_history,
+    impulse_responses,
+    response_targets,
+)
 from surrogate.datasets.splits import make_splits, parse_split
+from surrogate.fem.hcurl.registry import BACKENDS, backend_names, check_backend
 
 MATERIAL_NAMES = ("eps", "mu", "sigma")
 PROGRESS_EVERY = 20  # steps between progress reports of an impulse-response run
@@ -100,15 +110,27 @@ def parse_points(name: str, value: Any) -> tuple[tuple[float, float, float], ...
 
 @dataclass(frozen=True)
 class MaxwellTDRecipe:
-    """Sequences of the time-domain Maxwell cavity problem (see the module docstring)."""
+    """Sequences of the time-domain Maxwell cavity problem (see the module docstring).
+
+    Migration: files written before ``fem_backend``, ``fem_order``, ``substeps`` and
+    ``richardson`` existed store none of them; their recipes read (``recipe_from_dict`` fills
+    in the defaults) as skfem / 0 / 1 / False, which is how they were made.
+    """
 
     domain: str = setting("cube", doc="Cavity (cube, cylinder, ...), perfectly conducting "
                           "walls.")
-    level: int = setting(3, doc="Mesh level (N0 elements; cube level 3: 3072 tets).")
+    level: int = setting(3, doc="Mesh level (cube level 3: 3072 tets).")
+    fem_backend: str = setting("skfem", doc="FEM backend of the time-domain operators (the "
+                               "registry's; skfem offers order 0 only).", listed=backend_names)
+    fem_order: int = setting(0, doc="H(curl) order (docs/cli.md's naming: 0 = N0, 1 = "
+                             "complete linear, ...), one the backend's time domain offers.")
+    substeps: int = setting(1, doc="Newmark steps per output step: the FEM step is Δt / this.")
+    richardson: bool = setting(False, doc="Also run at 2·substeps and extrapolate the two "
+                               "in Δt (fourth order; three times the Newmark steps).")
     n: int = setting(512, doc="Number of sequences.", flag="n-samples", short="-n")
-    steps: int = setting(200, doc="Newmark steps; sequences have steps + 1 entries (t = 0 "
-                         "included).")
-    dt: float = setting(0.05, doc="Time step Δt.")
+    steps: int = setting(200, doc="Output steps (Newmark steps: this × substeps); sequences "
+                         "have steps + 1 entries (t = 0 included).")
+    dt: float = setting(0.05, doc="Output time step Δt.")
     probes: int = setting(8, doc="Number of probe points (deterministic Halton points inside "
                           "the cavity).")
     probe_points: tuple[tuple[float, float, float], ...] | None = setting(
@@ -137,7 +159,8 @@ class MaxwellTDRecipe:
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         for name, minimum in (("level", 1), ("n", 1), ("steps", 1), ("probes", 1),
-                              ("n_materials", 1), ("seed", 0)):
+                              ("n_materials", 1), ("seed", 0), ("fem_order", 0),
+                              ("substeps", 1)):
             set_(self, name, _integer(name, getattr(self, name), minimum))
         set_(self, "dt", _positive("dt", self.dt))
         set_(self, "source_width", _positive("source_width", self.source_width))
@@ -159,6 +182,13 @@ class MaxwellTDRecipe:
                              f"{', '.join(SIGNAL_FAMILIES)}")
         if self.dtype not in DTYPES:
             raise InputError(f"unknown dtype {self.dtype!r}; choose one of: {', '.join(DTYPES)}")
+        if not isinstance(self.richardson, (bool, np.bool_)):
+            raise InputError(f"recipe richardson={self.richardson!r}: expected true or false")
+        set_(self, "richardson", bool(self.richardson))
+        offered = BACKENDS[check_backend(self.fem_backend)].time_domain
+        if self.fem_order not in offered:
+            raise InputError(f"recipe fem_order={self.fem_order}: the {self.fem_backend} "
+                             f"time-domain backend offers orders {tuple(sorted(offered))}")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict (``kind`` names the recipe type)."""
@@ -182,7 +212,7 @@ class MaxwellTDRecipe:
 
 @dataclass(frozen=True)
 class MaxwellTDSetup:
-    """What every sample of a recipe shares: mesh, N0 operators, load b₀, probe matrix."""
+    """What every sample of a recipe shares: mesh, operators, load b₀, probe matrix."""
 
     recipe: MaxwellTDRecipe
     domain: Any
@@ -231,12 +261,11 @@ def spawned_child(parent: np.random.SeedSequence, index: int) -> np.random.SeedS
 def build_setup(recipe: MaxwellTDRecipe) -> MaxwellTDSetup:
     """Mesh, operators, dipole load and probe matrix of ``recipe`` (shared by all samples)."""
     from surrogate.fem.domains import get_domain
-    from surrogate.fem.probes import n0_evaluation_matrix, probe_points
-    from surrogate.fem.time_domain import cavity_operators, dipole_load
+    from surrogate.fem.probes import probe_points
+    from surrogate.fem.time_domain_operators import cavity_system
 
     domain = get_domain(recipe.domain)
     mesh = domain.mesh(recipe.level)
-    ops = cavity_operators(mesh)
     centre = (np.asarray(recipe.source_centre) if recipe.source_centre is not None
               else domain.bounds.mean(axis=1))
     if not domain.contains(centre[None])[0]:
@@ -246,48 +275,38 @@ def build_setup(recipe: MaxwellTDRecipe) -> MaxwellTDSetup:
         points = np.asarray(recipe.probe_points, dtype=np.float64)
     else:
         points = probe_points(domain, mesh, recipe.probes)
-    observe = n0_evaluation_matrix(ops.basis, points)[:, ops.free].tocsr()
-    return MaxwellTDSetup(recipe, domain, ops, dipole_load(ops, centre, recipe.source_width),
-                          points, observe, material_pool(recipe))
+    system = cavity_system(mesh, recipe.fem_order, recipe.fem_backend, centre,
+                           recipe.source_width, points)
+    return MaxwellTDSetup(recipe, domain, system.ops, system.load, points, system.observe,
+                          material_pool(recipe))
 
 
 def simulate_samples(setup: MaxwellTDSetup, indices: Sequence[int],
                      on_progress: ProgressCallback | None = None
                      ) -> tuple[np.ndarray, np.ndarray]:
     """inputs (n, T, 4) and targets (n, T, 3·P) of samples ``indices``, grouped by material."""
-    from surrogate.fem.time_domain import (
-        Material,
-        NewmarkStepper,
-        convolve_response,
-        impulse_response,
-        step_loads,
-    )
-
     recipe, progress = setup.recipe, on_progress or (lambda done, total, description: None)
     indices = np.asarray(indices, dtype=np.int64)
-    time, steps = recipe.time, recipe.steps
+    time, steps = recipe.time, fem_steps(recipe)
     signals = sample_signals(recipe, indices)
     group_of = indices % recipe.n_materials
     groups = np.unique(group_of)
-    inputs = np.empty((len(indices), steps + 1, 1 + len(MATERIAL_NAMES)))
-    targets = np.empty((len(indices), steps + 1, setup.observe.shape[0]))
+    inputs = np.empty((len(indices), recipe.steps + 1, 1 + len(MATERIAL_NAMES)))
+    targets = np.empty((len(indices), recipe.steps + 1, setup.observe.shape[0]))
     total, done = len(groups) * steps + len(indices), 0
     for g_count, g in enumerate(groups):
-        material = Material(*setup.materials[g])
         label = f"material {g_count + 1}/{len(groups)}: stepping"
 
         def report(n: int, base: int = done, label: str = label) -> None:
             if n % PROGRESS_EVERY == 0 or n == steps:
                 progress(base + n, total, label)
 
-        stepper = NewmarkStepper(setup.ops, material, recipe.dt)
-        h = impulse_response(stepper, setup.load, steps, setup.observe, on_step=report)
+        h = impulse_responses(setup, setup.materials[g], on_step=report)
         done += steps
         for row in np.flatnonzero(group_of == g):
-            s, ds = signals[row](time)
-            inputs[row, :, 0] = s
+            inputs[row, :, 0] = signals[row](time)[0]
             inputs[row, :, 1:] = setup.materials[g]
-            targets[row] = convolve_response(h, step_loads(ds, recipe.dt))
+            targets[row] = response_targets(recipe, h, signals[row])
             done += 1
         progress(done, total, f"material {g_count + 1}/{len(groups)}: convolving")
     return inputs, targets
@@ -298,7 +317,7 @@ def generate_maxwell_td(recipe: MaxwellTDRecipe, on_progress: ProgressCallback |
     """The ``sequence`` dataset of ``recipe`` (inputs s, ε, μ, σ; targets E at the probes)."""
 
     progress = on_progress or (lambda done, total, description: None)
-    progress(0, 1, f"assembling N0 operators at level {recipe.level}")
+    progress(0, 1, f"assembling {operators_label(recipe)}")
     setup = build_setup(recipe)
     inputs, targets = simulate_samples(setup, np.arange(recipe.n), on_progress)
     splits = make_splits(recipe.n, recipe.split, np.random.default_rng(_streams(recipe.seed)[2]))
@@ -342,29 +361,38 @@ class FieldSnapshots:
         return _apply(n0_node_matrix(self.basis), self.dofs)
 
 
+def operators_label(recipe: MaxwellTDRecipe) -> str:
+    """``"skfem order-0 operators at level 3"`` (progress text)."""
+    return f"{recipe.fem_backend} order-{recipe.fem_order} operators at level {recipe.level}"
+
+
 def _apply(matrix: Any, dofs: np.ndarray) -> np.ndarray:
     """(matrix @ dofs_n) for every step n: (T, n_dofs) -> (T, n_points, 3)."""
     values = (matrix @ dofs.T).T  # (T, 3 · n_points)
     return values.reshape(len(dofs), -1, 3)
 
 
+def check_snapshots(recipe: MaxwellTDRecipe) -> None:
+    """InputError unless ``recipe``'s fields can be snapshot (skfem order 0: the N0 basis)."""
+    if (recipe.fem_backend, recipe.fem_order) != ("skfem", 0):
+        raise InputError(f"field snapshots (.pvd) need skfem's N0 basis; this recipe uses "
+                         f"{recipe.fem_backend} order {recipe.fem_order}")
+
+
 def sample_snapshots(recipe: MaxwellTDRecipe, index: int,
                      setup: MaxwellTDSetup | None = None) -> FieldSnapshots:
-    """Full-field E_h history of sample ``index`` by direct Newmark stepping (for ``.pvd``)."""
-    from surrogate.fem.time_domain import Material, NewmarkStepper, newmark_run, step_loads
-
+    """Full-field E_h history of sample ``index`` by direct Newmark stepping (for ``.pvd``);
+    N0 recipes only (the snapshots' cell and node values use skfem's N0 basis)."""
+    check_snapshots(recipe)
     setup = setup if setup is not None else build_setup(recipe)
     index = _integer("index", index, 0)
     (signal,) = sample_signals(recipe, [index])
     material = setup.materials[index % recipe.n_materials]
-    stepper = NewmarkStepper(setup.ops, Material(*material), recipe.dt)
-    _, ds = signal(recipe.time)
-    e, _ = newmark_run(stepper, recipe.steps, load_vector=setup.load,
-                       coefficients=step_loads(ds, recipe.dt))
+    e = field_history(setup, material, signal)
     return FieldSnapshots(setup.ops.basis, recipe.time, setup.ops.full(e),
                           tuple(float(x) for x in material))
 
 
 __all__ = ["MaxwellTDRecipe", "MaxwellTDSetup", "FieldSnapshots", "build_setup",
-           "simulate_samples", "generate_maxwell_td", "sample_snapshots", "material_pool",
-           "sample_signals", "MATERIAL_NAMES", "parse_range", "parse_points"]
+           "simulate_samples", "generate_maxwell_td", "sample_snapshots", "check_snapshots",
+           "material_pool", "sample_signals", "MATERIAL_NAMES", "parse_range", "parse_points"]

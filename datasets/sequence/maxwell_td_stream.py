@@ -1,7 +1,8 @@
 """``maxwell-td`` as a streamed generation: FEM runs on an executor, rows written in order.
 
 The FEM-heavy work of a :class:`~surrogate.datasets.sequence.maxwell_td.MaxwellTDRecipe` is one
-impulse-response run per material (a factorisation and ``steps`` back-substitutions); each
+impulse-response run per material (a factorisation and ``steps · substeps`` back-substitutions;
+with Richardson a second at twice the substeps, :mod:`.td_responses`); each
 sample is then a cheap convolution of its own signal with its material's response. So the
 tasks sent to the executor are materials (:func:`material_response`, in the order the rows
 first need them); this process convolves the rows, in sample order, as the responses arrive
@@ -30,7 +31,13 @@ from surrogate.datasets.sequence.maxwell_td import (
     MaxwellTDSetup,
     _streams,
     build_setup,
+    operators_label,
     sample_signals,
+)
+from surrogate.datasets.sequence.td_responses import (
+    fem_steps,
+    impulse_responses,
+    response_targets,
 )
 from surrogate.datasets.splits import make_splits
 from surrogate.datasets.streaming import ResultCache, StreamedDataset
@@ -45,12 +52,10 @@ def cached_setup(recipe: MaxwellTDRecipe) -> MaxwellTDSetup:
 
 
 def material_response(recipe: MaxwellTDRecipe, material: int) -> np.ndarray:
-    """Impulse response (steps, 3·P) of material ``material`` at the probes (one FEM run)."""
-    from surrogate.fem.time_domain import Material, NewmarkStepper, impulse_response
-
+    """Impulse responses (Σ_r r·steps, 3·P) of material ``material`` at the probes (its FEM
+    runs, stacked; :func:`~surrogate.datasets.sequence.td_responses.impulse_responses`)."""
     setup = cached_setup(recipe)
-    stepper = NewmarkStepper(setup.ops, Material(*setup.materials[material]), recipe.dt)
-    return impulse_response(stepper, setup.load, recipe.steps, setup.observe)
+    return impulse_responses(setup, setup.materials[material])
 
 
 def material_responses(recipe: MaxwellTDRecipe, materials: Sequence[int]) -> list[np.ndarray]:
@@ -66,8 +71,6 @@ def task_size(count: int, slots: int) -> int:
 def sample_rows(setup: MaxwellTDSetup, indices: Sequence[int],
                 responses: Mapping[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """inputs (n, T, 4) and targets (n, T, 3·P) of samples ``indices`` from the responses."""
-    from surrogate.fem.time_domain import convolve_response, step_loads
-
     recipe = setup.recipe
     time = recipe.time
     inputs = np.empty((len(indices), recipe.steps + 1, 1 + len(MATERIAL_NAMES)))
@@ -75,10 +78,9 @@ def sample_rows(setup: MaxwellTDSetup, indices: Sequence[int],
     for row, (i, signal) in enumerate(zip(indices, sample_signals(recipe, indices),
                                           strict=True)):
         material = int(i) % recipe.n_materials
-        s, ds = signal(time)
-        inputs[row, :, 0] = s
+        inputs[row, :, 0] = signal(time)[0]
         inputs[row, :, 1:] = setup.materials[material]
-        targets[row] = convolve_response(responses[material], step_loads(ds, recipe.dt))
+        targets[row] = response_targets(recipe, responses[material], signal)
     return inputs, targets
 
 
@@ -92,7 +94,7 @@ def stream_maxwell_td(recipe: MaxwellTDRecipe, executor: Executor | None = None,
                       on_progress: ProgressCallback | None = None) -> StreamedDataset:
     """The streamed dataset of ``recipe``; material runs go to ``executor`` (None: here)."""
     progress = on_progress or (lambda done, total, description: None)
-    progress(0, 1, f"assembling N0 operators at level {recipe.level}")
+    progress(0, 1, f"assembling {operators_label(recipe)}")
     setup = cached_setup(recipe)
     n_materials = recipe.n_materials
     shared = n_materials < recipe.n
@@ -141,7 +143,7 @@ def stream_maxwell_td(recipe: MaxwellTDRecipe, executor: Executor | None = None,
         mesh={"points": np.ascontiguousarray(mesh.p.T),
               "cells": np.ascontiguousarray(mesh.t.T.astype(np.int64))},
         attrs={"probe_points": np.asarray(setup.probe_points, dtype=np.float64)},
-        cache_shape=(recipe.steps, setup.observe.shape[0]) if shared else None,
+        cache_shape=(fem_steps(recipe), setup.observe.shape[0]) if shared else None,
         cache_rows=n_materials if shared else 0,
     )
 

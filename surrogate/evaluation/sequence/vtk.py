@@ -34,6 +34,9 @@ def check_vtk(plan: Any, run: Any, sample: int) -> None:
     if plan.kind not in SPATIAL_RECIPES or plan.recipe is None:
         raise InputError(f"--vtk needs a spatial field; {plan.kind or 'this'!r} sequences have "
                          f"none (only {', '.join(SPATIAL_RECIPES)} data)")
+    from surrogate.datasets.sequence.maxwell_td import check_snapshots
+
+    check_snapshots(plan.recipe)
     if "unseen-signals" not in plan.sets:
         raise InputError("--vtk shows a sample of the unseen-signals set; add --set "
                          "unseen-signals")
