@@ -13,6 +13,14 @@ time). The cache holds a few entries and checks that the mesh object is still al
 reference), so a recycled ``id`` never picks a stale setup. :func:`setup_on` builds the same
 set-up on any NGSolve mesh (a fitted, curved one: :mod:`surrogate.fem.fitted`), its rule points
 mapped by NGSolve's own (curved) element maps.
+
+A domain with voids (a boundary in several pieces) has, besides the wall's Dirichlet DOFs,
+one unknown constant per void in the multiplier: λ, q ∈ {q ∈ H¹: q = 0 on the outer wall,
+q = const on each void's surface}. With q = 0 on the whole boundary the discrete system has a
+kernel (∇ψ_h, ψ_h = 1 on a void's surface, 0 on the wall, discrete harmonic: curl-free, zero
+tangential trace, orthogonal to every ∇q), and the solve is singular: u_h is then off by an
+arbitrary gradient. Each constant enters as a ``NumberSpace`` factor c ψ_i, ψ_i the P1 hat sum
+of the void's surface vertices (``cavities``).
 """
 
 from __future__ import annotations
@@ -64,7 +72,8 @@ class MeshSetup:
     """The problem-independent objects of a solve of ``order`` on one mesh (module
     docstring); ``free``/``free_mask``: the condensed system's unknowns (free, not
     condensed) as NGSolve's BitArray and a boolean array; ``seconds``: what building them
-    took."""
+    took; ``cavities``: ψ_i (P1 GridFunctions, 1 on void i's surface) of the multiplier's
+    extra constants, one ``NumberSpace`` factor of ``space`` each (module docstring)."""
 
     ngmesh: Any = field(repr=False)
     space: Any = field(repr=False)
@@ -76,6 +85,7 @@ class MeshSetup:
     free: Any = field(repr=False)
     free_mask: np.ndarray = field(repr=False)
     seconds: float = 0.0
+    cavities: tuple = field(default=(), repr=False)
 
 
 _CACHE: OrderedDict[tuple[int, int], tuple[Any, MeshSetup]] = OrderedDict()
@@ -101,24 +111,29 @@ def mesh_setup(mesh: Any, order: int) -> MeshSetup:
 
 def build_setup(points: np.ndarray, tets: np.ndarray, order: int) -> MeshSetup:
     """Build the :class:`MeshSetup` of the tetrahedra ``tets`` (m, 4) over ``points`` (n, 3)."""
-    from surrogate.fem.hcurl.ngsolve.mesh import ngsolve_mesh
+    from surrogate.fem.hcurl.ngsolve.mesh import cavity_vertices, ngsolve_mesh
 
     start = time.perf_counter()
     return setup_on(ngsolve_mesh(points, tets), order, start=start,
-                    rule_points=lambda reference: tet_rule_points(points, tets, reference))
+                    rule_points=lambda reference: tet_rule_points(points, tets, reference),
+                    cavities=cavity_vertices(tets))
 
 
 def setup_on(ngmesh: Any, order: int, *, wall: str = ".*", rule_points=None,
-             start: float | None = None) -> MeshSetup:
+             start: float | None = None, cavities=()) -> MeshSetup:
     """The :class:`MeshSetup` of an NGSolve mesh: Dirichlet DOFs on the boundaries ``wall``
     (a regex), the volume rule's points by ``rule_points(reference (q, 3)) -> (m·q, 3)`` (None:
     NGSolve's own element map, which follows curved elements; the boundary mass is then
-    inverted exactly). ``seconds`` counts from ``start`` (default: now)."""
+    inverted exactly), one multiplier constant per array of vertex numbers in ``cavities``
+    (a void's surface; module docstring). ``seconds`` counts from ``start`` (default: now)."""
     import ngsolve
 
     start = time.perf_counter() if start is None else start
     hcurl = ngsolve.HCurl(ngmesh, order=order, dirichlet=wall)
     space = hcurl * ngsolve.H1(ngmesh, order=order + 1, dirichlet=wall)
+    indicators = tuple(void_indicator(ngmesh, vertices) for vertices in cavities)
+    for _ in indicators:
+        space = space * ngsolve.NumberSpace(ngmesh)
     samples = ngsolve.comp.IntegrationRuleSpace(ngmesh, order=volume_rule_order(order), dim=1)
     rules = samples.GetIntegrationRules()
     reference = np.asarray(rules[ngsolve.TET].points, dtype=np.float64)  # (q, 3)
@@ -127,7 +142,17 @@ def setup_on(ngmesh: Any, order: int, *, wall: str = ".*", rule_points=None,
     boundary = boundary_projection(ngmesh, boundary_degree(order), exact=rule_points is None)
     free = space.FreeDofs(True)  # free and not condensed: the unknowns of the solve
     return MeshSetup(ngmesh, space, int(hcurl.ndof), samples, rules, points, boundary, free,
-                     bit_mask(free), time.perf_counter() - start)
+                     bit_mask(free), time.perf_counter() - start, indicators)
+
+
+def void_indicator(ngmesh: Any, vertices: np.ndarray) -> Any:
+    """ψ: the P1 GridFunction that is 1 at ``vertices`` (a void's surface) and 0 at every
+    other vertex (NGSolve's P1 DOFs are the vertices in mesh order)."""
+    import ngsolve
+
+    psi = ngsolve.GridFunction(ngsolve.H1(ngmesh, order=1))
+    psi.vec.FV().NumPy()[np.asarray(vertices, dtype=np.int64)] = 1.0
+    return psi
 
 
 def mapped_points(ngmesh: Any, reference: np.ndarray, codim: int) -> np.ndarray:
@@ -199,4 +224,4 @@ def boundary_projection(ngmesh: Any, degree: int, exact: bool = False) -> Bounda
 __all__ = ["CACHE_SIZE", "MAX_RULE_ORDER", "BoundaryProjection", "MeshSetup", "bit_mask",
            "boundary_degree", "boundary_projection", "build_setup", "mapped_points",
            "mesh_setup", "reference_mesh_points", "setup_on", "tet_rule_points",
-           "volume_rule_order"]
+           "void_indicator", "volume_rule_order"]

@@ -9,7 +9,11 @@ Nédélec's second kind of degree k); ∇H1_{k+1} ⊂ HCurl_k, so the multiplier
 φ and f are sampled at the points of the forms' own integration rule (degree 2k + 2), g enters
 as an L² projection of degree k + 2 on the boundary triangles
 (:mod:`~surrogate.fem.hcurl.ngsolve.data`), imposed by NGSolve's boundary projection
-``Set(g, BND)``; polynomial data of low degree are integrated exactly.
+``Set(g, BND)``; polynomial data of low degree are integrated exactly. On a domain with voids
+the multiplier also holds one constant per void (λ, q = const on a void's surface:
+:mod:`~surrogate.fem.hcurl.ngsolve.mesh_setup`), whose equation (u_h, ∇ψ_i) = (u, ∇ψ_i) fixes
+the flux of u_h through the void's surface to the exact field's; without it the system is
+singular and u_h is off by an arbitrary gradient.
 
 Timed span, per problem: mesh → u_h. The mesh-only part (conversion, spaces, rule points,
 boundary mass; :mod:`~surrogate.fem.hcurl.ngsolve.mesh_setup`) is built once per mesh object and
@@ -134,32 +138,44 @@ def solve_maxwell_ngsolve(mesh, problem, *, order: int, solver: str = "auto",
         phi = ngsolve_data.volume_coefficient(setup, problem.phi)
         f = ngsolve_data.volume_coefficient(setup, problem.f)
         boundary = ngsolve_data.boundary_coefficient(setup, problem.u)
+        flux = ngsolve_data.volume_coefficient(setup, problem.u) if setup.cavities else None
         u_h, info, _, solve = solve_mixed(setup.space, setup.free, setup.free_mask, phi, f,
                                           setup.rules, boundary, solver=solver, rtol=rtol,
-                                          threads=threads)
+                                          threads=threads, cavities=setup.cavities, flux=flux)
         assembly = time.perf_counter() - t1 - solve  # data, forms and boundary values
     return NgsolveSolution(mesh, setup.ngmesh, u_h, "solve", int(order), setup.hcurl_ndof,
                            {"mesh": setup.seconds, "assembly": assembly, "solve": solve}, info)
 
 
 def solve_mixed(space, free, free_mask: np.ndarray, phi, f, rules, boundary=None, *,
-                solver: str = "auto", rtol: float = 1e-10, threads: int = 1):
+                solver: str = "auto", rtol: float = 1e-10, threads: int = 1, cavities=(),
+                flux=None):
     """The mixed system (module docstring) in ``space`` = HCurl_k × H1_{k+1} (Dirichlet DOFs
     on the wall; ``free``, ``free_mask``: its condensed unknowns) with the coefficients φ and
     f integrated by ``rules`` (the data's rule; the multiplier terms exactly) and u_h = g on
     the wall, g the coefficient ``boundary`` (None: u × n = 0), assembled and solved:
     (u_h, SolveInfo, assembly seconds, solve seconds); SolverError when it misses ``rtol``.
+    ``cavities``: ψ_i of the multiplier's constants, one ``NumberSpace`` factor of ``space``
+    each after H1 (:class:`~surrogate.fem.hcurl.ngsolve.mesh_setup.MeshSetup`); ``flux``: the
+    exact u as a coefficient on ``rules``, giving (u, ∇ψ_i) (None: zero flux).
     The one definition of the form: the backend's solve and the fitted solve
     (:mod:`surrogate.fem.fitted.solve`) call it."""
     import ngsolve
 
     t1 = time.perf_counter()
-    (u, lam), (v, q) = space.TnT()
+    (u, lam, *consts), (v, q, *tests) = space.TnT()
     dx, dq = ngsolve.dx, ngsolve.dx(intrules=rules)  # dq: the data's rule
     mixed = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dq + ngsolve.grad(lam) * v * dx
              + ngsolve.grad(q) * u * dx)
+    load = f * v * dq
+    gram = []  # c_i d_i |∇ψ_i|²: the constants' part of the SPD and regularised forms
+    for c, d, psi in zip(consts, tests, cavities, strict=True):
+        mixed += c * ngsolve.grad(psi) * v * dx + d * ngsolve.grad(psi) * u * dx
+        gram.append(c * d * ngsolve.grad(psi) * ngsolve.grad(psi))
+        if flux is not None:
+            load += d * flux * ngsolve.grad(psi) * dq
     a = ngsolve.BilinearForm(mixed, condense=True).Assemble()
-    rhs = ngsolve.LinearForm(f * v * dq).Assemble()
+    rhs = ngsolve.LinearForm(load).Assemble()
     x = ngsolve.GridFunction(space)
     if boundary is not None:
         x.components[0].Set(boundary, ngsolve.BND, definedon=space.mesh.Boundaries(WALL))
@@ -172,6 +188,8 @@ def solve_mixed(space, free, free_mask: np.ndarray, phi, f, rules, boundary=None
     if iterative:
         spd = (phi * ngsolve.curl(u) * ngsolve.curl(v) * dq + u * v * dx
                + ngsolve.grad(lam) * ngsolve.grad(q) * dx)
+        for term in gram:
+            spd += term * dx
         m = ngsolve.BilinearForm(spd, condense=True)
         pre = ngsolve.Preconditioner(m, "bddc")
         m.Assemble()
@@ -179,9 +197,10 @@ def solve_mixed(space, free, free_mask: np.ndarray, phi, f, rules, boundary=None
         name = "minres-bddc"
     else:
         eps = REGULARISATION
-        neighbour = ngsolve.BilinearForm(
-            mixed + eps * u * v * dx - eps * ngsolve.grad(lam) * ngsolve.grad(q) * dx,
-            condense=True).Assemble()
+        regularised = mixed + eps * u * v * dx - eps * ngsolve.grad(lam) * ngsolve.grad(q) * dx
+        for term in gram:
+            regularised += -eps * term * dx
+        neighbour = ngsolve.BilinearForm(regularised, condense=True).Assemble()
         factors = neighbour.mat.Inverse(free, inverse="sparsecholesky")
         krylov = ngsolve.krylovspace.GMResSolver(a.mat, factors, tol=min(rtol, 1e-12),
                                                  maxiter=100)
