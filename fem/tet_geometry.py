@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.csgraph  # noqa: F401  (sp.csgraph)
 
 _GAUSS_EDGE = np.polynomial.legendre.leggauss(5)  # exact for degree ≤ 9 along an edge
 
@@ -38,7 +39,6 @@ def node_average_matrix(mesh) -> sp.csr_matrix:
     return sp.csr_matrix((weights, (nodes, np.arange(nodes.size))), shape=(n_nodes, nodes.size))
 
 
-__all__ = ["tet_signed_volumes", "tet_volumes", "node_average_matrix"]
 
 
 def edge_gauss_points(mesh, edges: np.ndarray | None = None
@@ -52,3 +52,31 @@ def edge_gauss_points(mesh, edges: np.ndarray | None = None
     s, w = 0.5 * (s + 1.0), 0.5 * w  # Gauss–Legendre on [0, 1]
     t = b - a
     return s, w, t, (a[None] + s[:, None, None] * t[None]).reshape(-1, 3)
+
+
+_FACES = np.array([[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]])
+
+
+def boundary_faces(tets: np.ndarray) -> np.ndarray:
+    """Triangles (k, 3) that belong to exactly one tet of ``tets`` (m, 4)."""
+    faces = tets[:, _FACES].reshape(-1, 3)
+    key = np.sort(faces, axis=1)
+    _, first, counts = np.unique(key, axis=0, return_index=True, return_counts=True)
+    return faces[first[counts == 1]]
+
+
+def cavity_vertices(tets: np.ndarray) -> list[np.ndarray]:
+    """Vertex indices of each connected piece of the boundary of ``tets`` (m, 4) but the
+    largest (the outer wall): one array per void of the domain, none for a simply bounded one.
+    Pieces are joined through shared vertices (a vertex-touching pinch counts as one piece)."""
+    faces = boundary_faces(np.asarray(tets))
+    rows = np.repeat(np.arange(len(faces)), 3)
+    incidence = sp.coo_matrix((np.ones(rows.size), (rows, faces.ravel())),
+                           shape=(len(faces), int(faces.max(initial=-1)) + 1)).tocsr()
+    count, label = sp.csgraph.connected_components(incidence @ incidence.T, directed=False)
+    outer = int(np.argmax(np.bincount(label, minlength=count)))
+    return [np.unique(faces[label == piece]) for piece in range(count) if piece != outer]
+
+
+__all__ = ["tet_signed_volumes", "tet_volumes", "node_average_matrix", "edge_gauss_points",
+           "boundary_faces", "cavity_vertices"]

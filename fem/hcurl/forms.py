@@ -68,5 +68,20 @@ def require_exact(problem) -> None:
                          "for the boundary data / best approximation")
 
 
+def require_one_boundary(mesh) -> None:
+    """SolverError for a domain with voids: the mixed forms here fix the multiplier to 0 on
+    the whole boundary, which leaves the saddle-point system singular on every closed boundary
+    piece beyond the outer wall (u_h is then off by a gradient; the ngsolve backend adds one
+    constant per void and solves it)."""
+    from surrogate.core.errors import SolverError
+    from surrogate.fem.tet_geometry import cavity_vertices
+
+    voids = cavity_vertices(mesh.t.T)
+    if voids:
+        raise SolverError(f"the skfem mixed solve does not handle a domain with {len(voids)} "
+                          "void(s) (its multiplier is fixed on every boundary piece, so the "
+                          "system is singular): use --fem-backend ngsolve or --fem-method best")
+
+
 __all__ = ["curlcurl_mass", "phi_curlcurl", "mass", "coupling", "exact_rhs", "source",
-           "at_quadrature_points", "require_exact"]
+           "at_quadrature_points", "require_exact", "require_one_boundary"]

@@ -14,36 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from surrogate.core.errors import InputError
+from surrogate.fem.tet_geometry import boundary_faces
 
 BOUNDARY = "wall"
-_FACES = np.array([[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]])
-
-
-def boundary_faces(tets: np.ndarray) -> np.ndarray:
-    """Triangles (k, 3) that belong to exactly one tet of ``tets`` (m, 4)."""
-    faces = tets[:, _FACES].reshape(-1, 3)
-    key = np.sort(faces, axis=1)
-    _, first, counts = np.unique(key, axis=0, return_index=True, return_counts=True)
-    return faces[first[counts == 1]]
-
-
-def cavity_vertices(tets: np.ndarray) -> list[np.ndarray]:
-    """Vertex indices of each connected piece of the boundary of ``tets`` (m, 4) but the
-    largest (the outer wall): one array per void of the domain, none for a simply bounded one.
-    Pieces are joined through shared vertices (a vertex-touching pinch counts as one piece)."""
-    faces = boundary_faces(np.asarray(tets))
-    rows = np.repeat(np.arange(len(faces)), 3)
-    incidence = coo_matrix((np.ones(rows.size), (rows, faces.ravel())),
-                           shape=(len(faces), int(faces.max(initial=-1)) + 1)).tocsr()
-    count, label = connected_components(incidence @ incidence.T, directed=False)
-    outer = int(np.argmax(np.bincount(label, minlength=count)))
-    return [np.unique(faces[label == piece]) for piece in range(count) if piece != outer]
-
-
 def ngsolve_mesh(points: np.ndarray, tets: np.ndarray) -> Any:
     """An ``ngsolve.Mesh`` of the tetrahedra ``tets`` (m, 4) over ``points`` (n, 3)."""
     import ngsolve
@@ -96,4 +71,4 @@ def _check_vertex_order(mesh: Any, points: np.ndarray, tets: np.ndarray) -> None
                          "backend cannot map its points onto this mesh")
 
 
-__all__ = ["BOUNDARY", "boundary_faces", "cavity_vertices", "ngsolve_mesh", "mesh_points"]
+__all__ = ["BOUNDARY", "ngsolve_mesh", "mesh_points"]

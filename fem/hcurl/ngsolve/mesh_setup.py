@@ -111,7 +111,8 @@ def mesh_setup(mesh: Any, order: int) -> MeshSetup:
 
 def build_setup(points: np.ndarray, tets: np.ndarray, order: int) -> MeshSetup:
     """Build the :class:`MeshSetup` of the tetrahedra ``tets`` (m, 4) over ``points`` (n, 3)."""
-    from surrogate.fem.hcurl.ngsolve.mesh import cavity_vertices, ngsolve_mesh
+    from surrogate.fem.hcurl.ngsolve.mesh import ngsolve_mesh
+    from surrogate.fem.tet_geometry import cavity_vertices
 
     start = time.perf_counter()
     return setup_on(ngsolve_mesh(points, tets), order, start=start,

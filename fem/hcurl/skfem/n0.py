@@ -69,9 +69,10 @@ def solve_maxwell(mesh: MeshTet, problem, *, solver: str = "auto", rtol: float =
 
     InputError for a problem without exact u or a degenerate or inverted mesh
     (:func:`check_mesh`), SolverError when the linear solve fails (singular factorisation, no
-    convergence).
+    convergence) or the domain has voids (:func:`forms.require_one_boundary`).
     """
     t0 = _checked_start(mesh, problem)
+    forms.require_one_boundary(mesh)
     bu = Basis(mesh, ElementTetN0(), intorder=ASSEMBLY_INTORDER)
     bp = Basis(mesh, ElementTetP1(), intorder=ASSEMBLY_INTORDER)
     t1 = time.perf_counter()

@@ -127,10 +127,12 @@ def solve_maxwell_complete_linear(mesh: MeshTet, problem, *, solver: str = "auto
     """Mixed complete-linear × P2 solve of curl(φ curl u) = f, div u = 0, u × n from the exact u.
 
     ``timings["assembly"]`` includes the bases (skfem evaluates them when built) and the
-    boundary data; errors as :func:`best_approximation_complete_linear`.
+    boundary data; errors as :func:`best_approximation_complete_linear`, and SolverError on a
+    domain with voids (:func:`~surrogate.fem.hcurl.forms.require_one_boundary`).
     """
     _check(problem, solver)
     check_mesh(mesh)
+    forms.require_one_boundary(mesh)
     t0 = time.perf_counter()
     monolithic = solver == "monolithic"
     system = assemble_mixed(mesh, problem, None if monolithic else False)
