@@ -72,8 +72,28 @@ class Material:
             object.__setattr__(self, name, number)
 
 
+class FreeDofs:
+    """Cavity matrices on the ``free`` DOFs of a space of ``ndof`` (walls zero): the count of
+    unknowns and the scatter back to every DOF."""
+
+    free: np.ndarray
+    ndof: int
+
+    @property
+    def n_free(self) -> int:
+        """Number of free DOFs (the unknowns of the time-domain problem)."""
+        return int(self.free.size)
+
+    def full(self, values: np.ndarray) -> np.ndarray:
+        """Free DOF values (..., n_free) -> all DOFs (..., ndof), zero on the walls."""
+        values = np.asarray(values, dtype=np.float64)
+        out = np.zeros((*values.shape[:-1], int(self.ndof)))
+        out[..., self.free] = values
+        return out
+
+
 @dataclass(frozen=True)
-class CavityOperators:
+class CavityOperators(FreeDofs):
     """N0 matrices of a PEC cavity restricted to the ``free`` (interior) edge DOFs.
 
     ``mass`` M and ``curlcurl`` K (μ = 1) are (n_free, n_free) CSR; ``free`` indexes the
@@ -87,21 +107,9 @@ class CavityOperators:
     free: np.ndarray = field(repr=False)
 
     @property
-    def n_free(self) -> int:
-        """Number of interior edge DOFs (the unknowns of the time-domain problem)."""
-        return int(self.free.size)
-
-    def full(self, values: np.ndarray) -> np.ndarray:
-        """Interior DOF values (..., n_free) -> all edge DOFs (..., basis.N), zero on ∂Ω."""
-        return free_to_full(values, self.free, self.basis.N)
-
-
-def free_to_full(values: np.ndarray, free: np.ndarray, ndof: int) -> np.ndarray:
-    """Values (..., len(free)) of the ``free`` DOFs -> all ``ndof`` DOFs, zero on the walls."""
-    values = np.asarray(values, dtype=np.float64)
-    out = np.zeros((*values.shape[:-1], int(ndof)))
-    out[..., free] = values
-    return out
+    def ndof(self) -> int:
+        """All edge DOFs (``basis.N``)."""
+        return int(self.basis.N)
 
 
 def cavity_operators(mesh: MeshTet) -> CavityOperators:
@@ -288,6 +296,6 @@ def _load(v, w):
     return dot(w.j0, v)
 
 
-__all__ = ["Material", "CavityOperators", "cavity_operators", "free_to_full", "gaussian_dipole",
+__all__ = ["Material", "CavityOperators", "cavity_operators", "FreeDofs", "gaussian_dipole",
            "dipole_load", "NewmarkStepper", "step_loads", "newmark_run", "discrete_energy",
            "impulse_response", "convolve_response", "DIPOLE_WIDTH"]

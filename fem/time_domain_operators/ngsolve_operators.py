@@ -25,6 +25,7 @@ import scipy.sparse as sp
 
 from surrogate.core.errors import InputError
 from surrogate.fem.hcurl.registry import FEM_ORDERS
+from surrogate.fem.time_domain import FreeDofs
 from surrogate.fem.time_domain_operators.cavity import CavitySystem
 
 LOAD_BONUS = 14  # extra quadrature degree for the Gaussian load (its test checks 1e-6)
@@ -36,7 +37,7 @@ def load_intorder(order: int) -> int:
 
 
 @dataclass(frozen=True)
-class HCurlCavityOperators:
+class HCurlCavityOperators(FreeDofs):
     """NGSolve H(curl) matrices of order ``order`` restricted to the ``free`` DOFs.
 
     ``mass`` M and ``curlcurl`` K (μ = 1) are (n_free, n_free) CSR; ``free`` indexes the
@@ -51,15 +52,9 @@ class HCurlCavityOperators:
     free: np.ndarray = field(repr=False)
 
     @property
-    def n_free(self) -> int:
-        """Number of free DOFs (the unknowns of the time-domain problem)."""
-        return int(self.free.size)
-
-    def full(self, values: np.ndarray) -> np.ndarray:
-        """Free DOF values (..., n_free) -> all DOFs (..., space.ndof), zero on the walls."""
-        from surrogate.fem.time_domain import free_to_full
-
-        return free_to_full(values, self.free, self.space.ndof)
+    def ndof(self) -> int:
+        """All DOFs of the space (``space.ndof``)."""
+        return int(self.space.ndof)
 
 
 def hcurl_cavity_operators(mesh: Any, order: int) -> HCurlCavityOperators:
