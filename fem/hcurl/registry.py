@@ -11,11 +11,17 @@ One naming of orders for the whole toolkit, NGSolve's ``order`` (:data:`ORDER_NA
 | 2     | 2               | second kind, degree 2          | complete quadratic | 3, 2          |
 | 3     | 3               | second kind, degree 3          | complete cubic     | 4, 3          |
 | 4     | 4               | second kind, degree 4          | complete quartic   | 5, 4          |
+| 5     | 5               | second kind, degree 5          | complete quintic   | 6, 5          |
+
+Static solves (mixed solve, best approximation) have orders 0–4 (:data:`FEM_ORDERS`); the
+time-domain operators one more, order 5 (:data:`TIME_DOMAIN_ORDERS`, ngsolve only: the
+``maxwell-td`` recipe's default).
 
 Backends (:data:`BACKENDS`, each declared once by :func:`register_backend`: its callables per
 (order, method), solvers, thread support): ``skfem`` (ours, ``skfem/``: orders 0 and 1, best
 approximation and mixed solve) and ``ngsolve`` (``ngsolve/``, the optional extra ``[ngsolve]``:
-orders 0–4, mixed solve with static condensation). Releases before this naming called N0
+orders 0–4, mixed solve with static condensation; time-domain operators of orders 0–5).
+Releases before this naming called N0
 "order 1" and the complete-linear space "order 2" (:func:`order_from_legacy`).
 """
 
@@ -49,8 +55,12 @@ ORDER_NAMES = (
     OrderName(2, 2, "second kind, degree 2", "complete quadratic", 3, 2),
     OrderName(3, 3, "second kind, degree 3", "complete cubic", 4, 3),
     OrderName(4, 4, "second kind, degree 4", "complete quartic", 5, 4),
+    OrderName(5, 5, "second kind, degree 5", "complete quintic", 6, 5),
 )
-FEM_ORDERS = tuple(row.order for row in ORDER_NAMES)
+FEM_ORDERS = (0, 1, 2, 3, 4)
+"""The orders of static solves (mixed solve, best approximation)."""
+TIME_DOMAIN_ORDERS = (*FEM_ORDERS, 5)
+"""The orders a backend's ``time_domain`` operators may have (ngsolve's: all of them)."""
 
 
 BACKENDS: dict[str, Backend] = {}
@@ -61,7 +71,8 @@ OWN_BACKEND = "skfem"
 
 def register_backend(backend: Backend) -> Backend:
     """Add ``backend`` to :data:`BACKENDS`; InputError for a name taken or an order or
-    method outside the toolkit's naming (:data:`FEM_ORDERS`, :data:`METHODS`)."""
+    method outside the toolkit's naming (:data:`FEM_ORDERS`, :data:`METHODS`; time-domain
+    orders :data:`TIME_DOMAIN_ORDERS`)."""
     if backend.name in BACKENDS:
         raise InputError(f"a FEM backend named {backend.name!r} is registered already")
     bad = [f"({order}, {method!r})" for order, method in backend.functions
@@ -70,6 +81,10 @@ def register_backend(backend: Backend) -> Backend:
         raise InputError(f"FEM backend {backend.name!r}: (order, method) keys must pair an "
                          f"order of {FEM_ORDERS} with a method of {METHODS}, got "
                          f"{', '.join(bad) or 'none'}")
+    bad_td = sorted(set(backend.time_domain) - set(TIME_DOMAIN_ORDERS))
+    if bad_td:
+        raise InputError(f"FEM backend {backend.name!r}: time-domain orders must be of "
+                         f"{TIME_DOMAIN_ORDERS}, got {bad_td}")
     BACKENDS[backend.name] = backend
     return backend
 
@@ -104,7 +119,7 @@ register_backend(Backend(
     threads=True, requires=("ngsolve", "netgen"), extra="ngsolve",
     default_orders=(0, 1, 2, 3),
     time_domain={k: lazy("surrogate.fem.time_domain_operators.ngsolve_operators:"
-                         "hcurl_cavity_system", order=k) for k in FEM_ORDERS}))
+                         "hcurl_cavity_system", order=k) for k in TIME_DOMAIN_ORDERS}))
 
 
 @dataclass(frozen=True)
@@ -351,7 +366,9 @@ def naming_table() -> str:
     rows = ["| order | NGSolve `order` | Nédélec space (kind, degree) | name | L² rate | "
             "curl rate | backends |", "|---|---|---|---|---|---|---|"]
     for row in ORDER_NAMES:
-        backends = ", ".join(b for b in BACKENDS if row.order in BACKENDS[b].orders)
+        backends = ", ".join(b if row.order in BACKENDS[b].orders else f"{b} (time domain only)"
+                             for b in BACKENDS if row.order in BACKENDS[b].orders
+                             or row.order in BACKENDS[b].time_domain)
         rows.append(f"| {row.order} | {row.ngsolve_order} | {row.nedelec} | {row.name} | "
                     f"{row.l2_rate} | {row.curl_rate} | {backends} |")
     return "\n".join(rows)
@@ -365,7 +382,8 @@ def _find_spec(module: str):
 
 
 __all__ = ["METHODS", "METHOD_NAMES", "ORDER_NAMES", "BACKENDS", "FEM_ORDERS",
-           "OWN_BACKEND", "Backend", "Lazy", "lazy", "register_backend", "backend_names",
+           "TIME_DOMAIN_ORDERS", "OWN_BACKEND", "Backend", "Lazy", "lazy", "register_backend",
+           "backend_names",
            "FemMethod", "order_name", "fem_name", "backend_rank", "backend_installed",
            "installed_backends", "shared_solvers", "check_solver",
            "check_backend", "check_method", "parse_backends", "check_order", "parse_orders",

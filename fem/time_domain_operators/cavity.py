@@ -1,10 +1,10 @@
 """A PEC cavity's time-domain system by (backend, order): operators, dipole load, probe matrix.
 
 Backends and orders are the FEM registry's (``Backend.time_domain``): ``skfem`` offers order 0
-(N0, :mod:`surrogate.fem.time_domain` as the ``maxwell-td`` recipe uses it), ``ngsolve``
-orders 0–4 (:mod:`.ngsolve_operators`; its order 0 is the same space: the generalised
-eigenvalues and probe responses agree). Every
-system feeds :class:`~surrogate.fem.time_domain.NewmarkStepper`, ``impulse_response`` and
+(N0, :mod:`surrogate.fem.time_domain`, the ``maxwell-td`` recipe's fast path), ``ngsolve``
+orders 0–5 (:mod:`.ngsolve_operators`, order 5 the recipe's default; its order 0 is the same
+space: the generalised eigenvalues and probe responses agree). Every system feeds
+:class:`~surrogate.fem.time_domain.NewmarkStepper`, ``impulse_response`` and
 ``convolve_response`` unchanged.
 
 Finer time steps on a fixed output grid: with Δt = dt / r (r ``substeps``), the impulse

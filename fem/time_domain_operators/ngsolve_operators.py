@@ -1,6 +1,7 @@
 """High-order H(curl) matrices of a PEC cavity from NGSolve, on the toolkit's own mesh.
 
-For a skfem ``MeshTet`` and an order k (the registry's naming: 0 = N0, k ≥ 1 = Nédélec second
+For a skfem ``MeshTet`` and an order k of the registry's ngsolve ``time_domain`` entries (0–5,
+:data:`~surrogate.fem.hcurl.registry.TIME_DOMAIN_ORDERS`; 0 = N0, k ≥ 1 = Nédélec second
 kind of degree k), the space is NGSolve's ``HCurl(order=k, dirichlet=wall)`` on the mesh
 converted without re-meshing (:func:`~surrogate.fem.hcurl.ngsolve.mesh.ngsolve_mesh`). Out
 come scipy CSR matrices restricted to the free DOFs (zero tangential trace on the walls):
@@ -24,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from surrogate.core.errors import InputError
-from surrogate.fem.hcurl.registry import FEM_ORDERS
+from surrogate.fem.hcurl.registry import BACKENDS
 from surrogate.fem.time_domain import FreeDofs
 from surrogate.fem.time_domain_operators.cavity import CavitySystem
 
@@ -64,8 +65,9 @@ def hcurl_cavity_operators(mesh: Any, order: int) -> HCurlCavityOperators:
     from surrogate.fem.hcurl.ngsolve.mesh import BOUNDARY, ngsolve_mesh
     from surrogate.fem.mesh_quality import check_mesh
 
-    if isinstance(order, bool) or order not in FEM_ORDERS:
-        raise InputError(f"H(curl) time-domain operators have orders {FEM_ORDERS}, got {order!r}")
+    offered = tuple(sorted(BACKENDS["ngsolve"].time_domain))
+    if isinstance(order, bool) or order not in offered:
+        raise InputError(f"H(curl) time-domain operators have orders {offered}, got {order!r}")
     check_mesh(mesh)
     ngmesh = ngsolve_mesh(mesh.p.T, mesh.t.T)
     space = ngsolve.HCurl(ngmesh, order=int(order), dirichlet=BOUNDARY)

@@ -25,7 +25,8 @@ from surrogate.fem.problems import get_problem
 
 def test_one_naming_of_orders_ngsolves():
     """The toolkit's order is NGSolve's; the table lists kind and degree of the literature."""
-    assert [row.order for row in registry.ORDER_NAMES] == [0, 1, 2, 3, 4]
+    assert [row.order for row in registry.ORDER_NAMES] == [0, 1, 2, 3, 4, 5]
+    assert registry.FEM_ORDERS == (0, 1, 2, 3, 4)  # order 5: time-domain operators only
     assert all(row.order == row.ngsolve_order for row in registry.ORDER_NAMES)
     assert registry.order_name(0) == "N0" and registry.order_name(1) == "complete linear"
     assert registry.ORDER_NAMES[1].nedelec == "second kind, degree 1"
@@ -34,6 +35,8 @@ def test_one_naming_of_orders_ngsolves():
     assert order_from_legacy(1) == 0 and order_from_legacy(2) == 1
     table = registry.naming_table()
     assert "| 1 | 1 | second kind, degree 1 | complete linear | 2 | 1 | skfem, ngsolve |" in table
+    assert ("| 5 | 5 | second kind, degree 5 | complete quintic | 6 | 5 | "
+            "ngsolve (time domain only) |") in table
 
 
 def test_orders_parse_and_bad_ones_are_input_errors():
