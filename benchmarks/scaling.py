@@ -1,6 +1,8 @@
 """Benchmark: scale-out of data generation and training, 1 vs 2 workers; prints JSON.
 
-Generation: ``gen-data maxwell-td`` with every sample its own material (one FEM run per
+Generation: ``gen-data maxwell-td`` on its N0 path (skfem order 0, one Newmark step per output
+step, no Richardson: the settings of the measurements in docs/results/scale-out.md, not the
+recipe's converged defaults) with every sample its own material (one FEM run per
 sample: the FEM-heavy case), serial and on a 2-process pool
 (:func:`surrogate.datasets.executors.open_executor`). Throughput in samples/s after one
 untimed warm-up generation (mesh and operators built; the pool's start-up, paid once per
@@ -44,10 +46,11 @@ def generation(args: argparse.Namespace, folder: Path) -> dict:
     """maxwell-td samples/s with 1 and 2 local worker processes."""
     from surrogate.datasets import generate_dataset
     from surrogate.datasets.executors import open_executor
+    from surrogate.datasets.recipe_migration import N0_TD_SETTINGS
     from surrogate.datasets.sequence.maxwell_td import MaxwellTDRecipe
 
     recipe = MaxwellTDRecipe(level=args.level, n=args.samples, n_materials=args.samples,
-                             steps=args.steps, seed=0)
+                             steps=args.steps, seed=0, **N0_TD_SETTINGS)
     results, digests = {}, {}
     for workers in (1, 2):
         load_before = _load()
@@ -74,7 +77,7 @@ def generation(args: argparse.Namespace, folder: Path) -> dict:
             "load_avg_1min_after": _load()}
     identical = len(digests[1] | digests[2]) == 1
     return {"recipe": {"level": args.level, "n": args.samples, "n_materials": args.samples,
-                       "steps": args.steps},
+                       "steps": args.steps, **N0_TD_SETTINGS},
             "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
             "results": results, "identical_files": identical,
             "speedup_2_workers": results["1"]["median_s"] / results["2"]["median_s"]}

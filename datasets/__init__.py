@@ -16,6 +16,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "sequence.maxwell_td": ("MaxwellTDRecipe", "generate_maxwell_td", "sample_snapshots"),
     "parallel": ("ordered_map",),
     "reader": ("Dataset", "FamilyData", "read_dataset", "validate_dataset"),
+    "recipe_migration": ("N0_TD_SETTINGS", "stored_recipe"),
     "recipes": ("TOY_DEFAULTS", "MaxwellFamilyRecipe", "MaxwellRecipe", "ToyRecipe",
                 "load_recipe_toml", "recipe_from_dict"),
     "sequence.lem_benchmarks": ("generate_adding", "generate_fitzhugh_nagumo"),

@@ -16,6 +16,7 @@ from surrogate.datasets.family.file_group import FamilyData
 from surrogate.datasets.format import SPLIT_NAMES
 from surrogate.datasets.format_checks import scan_dataset
 from surrogate.datasets.hdf5_safety import InvalidFile, check_global_heaps
+from surrogate.datasets.recipe_migration import stored_recipe
 
 PROBE_SECONDS = 30.0
 """Time allowed to the forked parse of a file (plus 1 s per 100 MB) before it counts as a hang."""
@@ -35,6 +36,8 @@ class Dataset:
     problem: str
     domain: str
     recipe: dict[str, Any]
+    """The stored recipe, fields added since filled in with the values it was made with
+    (:func:`~surrogate.datasets.recipe_migration.stored_recipe`)."""
     seed: int
     version: int
     content_hash: str
@@ -145,7 +148,8 @@ def read_dataset(path: str | os.PathLike, *, verify_hash: bool = True) -> Datase
         path=path, kind=raw["kind"], inputs=raw["arrays"]["inputs"],
         targets=raw["arrays"]["targets"], input_names=raw["names"]["inputs"],
         target_names=raw["names"]["targets"], splits=raw["splits"],
-        problem=str(attrs["problem"]), domain=str(attrs["domain"]), recipe=raw["recipe"],
+        problem=str(attrs["problem"]), domain=str(attrs["domain"]),
+        recipe=stored_recipe(raw["recipe"]),
         seed=int(attrs["seed"]), version=raw["version"], content_hash=str(attrs["content_hash"]),
         attrs={k: v for k, v in attrs.items() if k not in core}, time=raw["time"],
         family=raw.get("family"),

@@ -40,9 +40,13 @@ def gen_maxwell_td(
     """Simulate time-domain Maxwell in a PEC cavity into a sequence dataset (+ <out>.json).
 
     ε E'' + σ E' + curl(μ⁻¹ curl E) = −∂J/∂t with J = s(t) J₀(x), J₀ a Gaussian z-dipole.
-    Nédélec H(curl) elements in space (skfem's N0 by default; --fem-backend ngsolve --fem-order k
-    for higher orders), average-acceleration Newmark in time with step Δt / --substeps
-    (--richardson: a second run at twice the substeps, extrapolated in Δt), from rest.
+    Nédélec H(curl) elements in space, average-acceleration Newmark in time with step
+    Δt / --substeps (--richardson: a second run at twice the substeps, extrapolated in Δt),
+    from rest. The defaults (ngsolve, order 5, level 2, 2 substeps, Richardson; the [ngsolve]
+    extra) give probe sequences within 0.13–0.41 % median of a finer reference
+    (benchmarks/td_truth.py), about a minute per material on one core; --fem-backend skfem
+    --fem-order 0 --substeps 1 --no-richardson is the fast N0 path (not converged: ~26 % off
+    at level 3).
 
     Inputs (N, T, 4): s, eps, mu, sigma. Targets (N, T, 3·probes): E at the probes.
 
@@ -53,10 +57,10 @@ def gen_maxwell_td(
 
     Example: surrogate gen-data maxwell-td -n 512 --steps 200 --seed 0 -o data/mtd.h5
 
-    Example: surrogate gen-data maxwell-td -n 4096 --n-materials 4096 --workers 2 -o data/mtd.h5
+    Example: surrogate gen-data maxwell-td -n 4096 --n-materials 32 --workers 2 -o data/mtd.h5
 
-    Example: surrogate gen-data maxwell-td --fem-backend ngsolve --fem-order 3 --substeps 2
-    --richardson -o data/mtd-p3.h5
+    Example: surrogate gen-data maxwell-td --fem-backend skfem --fem-order 0 --level 3
+    --substeps 1 --no-richardson -o data/mtd-n0.h5
 
     Example: surrogate gen-data maxwell-td -n 4096 --scheduler tcp://head:8786 --resume
     """

@@ -59,7 +59,7 @@ def cavity_system(mesh: Any, order: int, backend: str, centre, width: float,
 
 
 def n0_cavity_system(mesh: Any, centre, width: float, points: np.ndarray) -> CavitySystem:
-    """skfem's N0 system (:mod:`surrogate.fem.time_domain`, the ``maxwell-td`` recipe's)."""
+    """skfem's N0 system (:mod:`surrogate.fem.time_domain`, the ``maxwell-td`` N0 path)."""
     from surrogate.fem.probes import n0_evaluation_matrix
     from surrogate.fem.time_domain import cavity_operators, dipole_load
 

@@ -9,8 +9,9 @@ from typer.testing import CliRunner
 from surrogate.cli.app import app
 
 runner = CliRunner()
+N0 = ["--fem-backend", "skfem", "--fem-order", "0", "--substeps", "1", "--no-richardson"]
 TINY = ["--level", "1", "-n", "12", "--steps", "12", "--dt", "0.2", "--probes", "2",
-        "--n-materials", "12", "--seed", "4", "-q"]
+        "--n-materials", "12", "--seed", "4", "-q", *N0]  # the fast N0 path
 
 
 @pytest.fixture(autouse=True)

@@ -18,12 +18,13 @@ from surrogate.datasets import generate_dataset, read_dataset
 from surrogate.datasets.executors import dask_executor, open_executor
 from surrogate.datasets.parallel import ordered_map
 from surrogate.datasets.partial_file import partial_path
+from surrogate.datasets.recipe_migration import N0_TD_SETTINGS
 from surrogate.datasets.sequence import maxwell_td_stream as stream
 from surrogate.datasets.sequence.maxwell_td import MaxwellTDRecipe, build_setup, simulate_samples
 from surrogate.datasets.streaming import GenerationInterrupted
 
 SHARED = {"level": 2, "n": 90, "steps": 30, "dt": 0.1, "probes": 3, "n_materials": 4,
-          "signal": "mixed", "seed": 11}
+          "signal": "mixed", "seed": 11, **N0_TD_SETTINGS}  # the fast N0 path
 OWN = {**SHARED, "n": 40, "n_materials": 40}  # every sample its own material
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from surrogate.core.errors import InputError
 from surrogate.datasets import generate_dataset, read_dataset
+from surrogate.datasets.recipe_migration import N0_TD_SETTINGS
 from surrogate.datasets.recipes import recipe_from_dict
 from surrogate.datasets.sequence.maxwell_td import (
     MaxwellTDRecipe,
@@ -18,7 +19,7 @@ from surrogate.datasets.sequence.maxwell_td import (
 )
 
 TINY = {"level": 2, "n": 7, "steps": 30, "dt": 0.1, "probes": 3, "n_materials": 3,
-        "signal": "mixed", "seed": 11}
+        "signal": "mixed", "seed": 11, **N0_TD_SETTINGS}  # the fast N0 path
 
 
 @pytest.fixture(scope="module")

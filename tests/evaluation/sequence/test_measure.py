@@ -11,6 +11,7 @@ import pytest
 
 from surrogate.core.errors import InputError
 from surrogate.datasets import generate_dataset, read_dataset
+from surrogate.datasets.recipe_migration import N0_TD_SETTINGS
 from surrogate.datasets.sequence.lem_benchmark_recipes import AddingRecipe, FitzHughNagumoRecipe
 from surrogate.datasets.sequence.maxwell_td import (
     MaxwellTDRecipe,
@@ -29,7 +30,8 @@ from surrogate.training.loop import fit
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 
 TINY = {"level": 1, "n": 8, "steps": 20, "dt": 0.1, "probes": 2, "n_materials": 2,
-        "signal": "pulse", "delay": [0.3, 1.0], "split": [0.5, 0.25, 0.25], "seed": 3}
+        "signal": "pulse", "delay": [0.3, 1.0], "split": [0.5, 0.25, 0.25], "seed": 3,
+        **N0_TD_SETTINGS}  # the fast N0 path (snapshots need skfem's N0)
 
 
 @pytest.fixture(scope="module")
