@@ -56,6 +56,9 @@ def test_evaluate_a_sequence_run_end_to_end(seq_run, tmp_path):
     assert list(payload["sets"]) == ["unseen-signals", "unseen-materials", "longer-horizon"]
     assert payload["sets"]["longer-horizon"]["steps"] == 25
     assert payload["sets"]["unseen-signals"]["sequences"] == 2
+    one_off = payload["sets"]["unseen-signals"]["fem_verdict"]["one_off_seconds"]
+    assert one_off["generation"] > 0 and one_off["training"] > 0
+    assert one_off["total"] == pytest.approx(one_off["generation"] + one_off["training"])
     assert payload["threads"]["torch"] >= 1 and payload["timings"]["total"] > 0
     assert [t for t, _ in read_pvd(out / "vtk" / "probes.pvd")] == pytest.approx(
         [0, 0.4, 0.8, 1.2])

@@ -225,7 +225,7 @@ def set_verdict(setup: Any, samples: np.ndarray, set_name: str, target: np.ndarr
         measured = measure_candidate(with_steps(base, recipe.steps), materials, group,
                                      signals, target, readout, store)
         rows.append(candidate_row(spec, base, seconds, measured, own=False))
-    notes = [OWN_NOTE]
+    notes = [OWN_NOTE, *one_off.get("notes", ())]
     if own["convolved_zeros"]:
         notes.append("the data's FEM convolutions are timed on zero arrays of its responses' "
                      "shape (the file's materials were not re-solved; the cost does not "

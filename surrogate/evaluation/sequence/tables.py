@@ -72,7 +72,9 @@ def verdict_lines(verdict: Mapping[str, Any]) -> list[str]:
     lines = ["  *: the data's FEM (error 0 by construction); FEM = backend:order:level:"
              "substeps, r: Richardson in time"]
     lines += [f"  {entry['what']}: {entry['text']}" for entry in verdict["queries"].values()]
-    return lines
+    from surrogate.evaluation.sequence.fem_verdict import OWN_NOTE
+
+    return lines + [f"  note: {note}" for note in verdict.get("notes", ()) if note != OWN_NOTE]
 
 
 def verdict_blocks(summary: Mapping[str, Any]) -> list[Block]:
