@@ -41,9 +41,10 @@ from surrogate.datasets.format import DTYPES
 from surrogate.datasets.generator_output import GeneratedData, ProgressCallback
 from surrogate.datasets.sequence.source_signals import SIGNAL_FAMILIES, check_range, draw_signal
 from surrogate.datasets.sequence.td_responses import (
+    ResponseStore,
     fem_steps,
     field_history,
-    impulse_responses,
+    material_response,
     response_targets,
 )
 from surrogate.datasets.splits import make_splits, parse_split
@@ -284,9 +285,9 @@ def build_setup(recipe: MaxwellTDRecipe) -> MaxwellTDSetup:
 
 
 def simulate_samples(setup: MaxwellTDSetup, indices: Sequence[int],
-                     on_progress: ProgressCallback | None = None
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """inputs (n, T, 4) and targets (n, T, 3·P) of samples ``indices``, grouped by material."""
+                     on_progress: ProgressCallback | None = None, *,
+                     store: ResponseStore | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """inputs (n, T, 4), targets (n, T, 3·P) of ``indices`` by material (responses: store)."""
     recipe, progress = setup.recipe, on_progress or (lambda done, total, description: None)
     indices = np.asarray(indices, dtype=np.int64)
     time, steps = recipe.time, fem_steps(recipe)
@@ -303,7 +304,7 @@ def simulate_samples(setup: MaxwellTDSetup, indices: Sequence[int],
             if n % PROGRESS_EVERY == 0 or n == steps:
                 progress(base + n, total, label)
 
-        h = impulse_responses(setup, setup.materials[g], on_step=report)
+        h = material_response(setup, setup.materials[g], on_step=report, store=store).response
         done += steps
         for row in np.flatnonzero(group_of == g):
             inputs[row, :, 0] = signals[row](time)[0]

@@ -14,5 +14,5 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
                           "hcurl_cavity_system", "hcurl_dipole_load",
                           "hcurl_observation_matrix", "load_intorder"),
     "cavity": ("CavitySystem", "cavity_system", "n0_cavity_system", "fine_step_loads",
-               "convolve_subsampled", "richardson_in_time"),
+               "convolve_subsampled", "convolve_subsampled_batch", "richardson_in_time"),
 })

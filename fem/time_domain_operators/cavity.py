@@ -93,6 +93,24 @@ def convolve_subsampled(h: np.ndarray, coefficients: np.ndarray, stride: int) ->
     return toeplitz_rows @ h
 
 
+def convolve_subsampled_batch(h: np.ndarray, coefficients: np.ndarray,
+                               stride: int) -> np.ndarray:
+    """:func:`convolve_subsampled` for n signals at once, (n, L) step loads against one h
+    (L, m) -> (n, L / stride + 1, m): Y[i, j] = Σ_k c_{i,k} h_{stride·j − 1 − k}, one matrix
+    product C (n, L) @ H (L, K·m) with H[k, j] = h_{stride·j − 1 − k} (zero for negative
+    indices; K = L / stride + 1 kept rows, K·L·m numbers whatever n)."""
+    stride = _positive_int("stride", stride)
+    c, h = np.asarray(coefficients, dtype=np.float64), np.asarray(h, dtype=np.float64)
+    if c.ndim != 2 or h.ndim != 2 or h.shape[0] != c.shape[1] or c.shape[1] % stride:
+        raise InputError(f"coefficients (n, T−1) and h (T−1, m) with T−1 a multiple of the "
+                         f"stride {stride} expected, got {c.shape}, {h.shape}")
+    length, m = h.shape
+    kept = stride * np.arange(length // stride + 1)
+    index = kept[None, :] - 1 - np.arange(length)[:, None]  # (L, K)
+    shifted = np.where((index >= 0)[:, :, None], h[np.maximum(index, 0)], 0.0)  # (L, K, m)
+    return (c @ shifted.reshape(length, -1)).reshape(len(c), kept.size, m)
+
+
 def richardson_in_time(coarse: np.ndarray, fine: np.ndarray) -> np.ndarray:
     """(4 y_{Δt/2} − y_Δt) / 3 of two observed histories on the same output grid: the
     average-acceleration Newmark scheme is symmetric in time (its global error expands in
@@ -111,4 +129,4 @@ def _positive_int(name: str, value: Any) -> int:
 
 
 __all__ = ["CavitySystem", "cavity_system", "n0_cavity_system", "fine_step_loads",
-           "convolve_subsampled", "richardson_in_time"]
+           "convolve_subsampled", "convolve_subsampled_batch", "richardson_in_time"]

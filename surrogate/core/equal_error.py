@@ -19,7 +19,8 @@ COARSEST_NOTE = "fastest at the coarsest evaluated mesh: could be faster"
 @dataclass(frozen=True)
 class FemCandidate:
     """One FEM result: its order, mesh level, error, time (mesh → u_h) in seconds, DOFs,
-    backend and method ("solve" or "best")."""
+    backend and method ("solve", "best", or a time-domain FEM's stepping, e.g. "Newmark
+    Δt/2 + Richardson", shown after the DOFs)."""
 
     order: int
     level: int
@@ -34,7 +35,8 @@ class FemCandidate:
         """E.g. ``"ngsolve order 2, level 1 (654 DOFs)"`` (the toolkit's order naming)."""
         how = " best approximation" if self.method == "best" else ""
         dofs = "" if self.dofs is None else f" ({self.dofs} DOFs)"
-        return f"{self.backend} order {self.order}{how}, level {self.level}{dofs}"
+        stepping = "" if self.method in ("solve", "best") else f", {self.method}"
+        return f"{self.backend} order {self.order}{how}, level {self.level}{dofs}{stepping}"
 
 
 def fastest_at_equal_error(candidates: Iterable[FemCandidate],

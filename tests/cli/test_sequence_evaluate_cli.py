@@ -44,15 +44,23 @@ def _one_line_error(result, message):
 def test_evaluate_a_sequence_run_end_to_end(seq_run, tmp_path):
     out = tmp_path / "out"
     result = _invoke("evaluate", seq_run / "run", "--out", out, "--vtk", out / "vtk",
-                     "--report", "--fresh", "1", "--vtk-every", "4")
+                     "--report", "--fresh", "1", "--vtk-every", "4", "--fem-candidates",
+                     "skfem:0:2:1", "--fem-cache", tmp_path / "fem")
     assert result.exit_code == 0, result.output
     assert "relative L² error per sequence, lem on maxwell-td" in result.stdout
+    assert "FEM verdict on unseen-signals (known material)" in result.stdout
+    words = " ".join(result.stdout.split())  # the terminal wraps long lines
+    assert "never: for a known material the FEM answers a new signal by one" in words
+    assert len(list((tmp_path / "fem").glob("*.npz"))) >= 2
     assert "trained window t ≤ 1.2" in result.stdout
     payload = json.loads((out / "evaluation.json").read_text())
     assert payload["kind"] == "sequence" and payload["options"]["fresh"] == 1
     assert list(payload["sets"]) == ["unseen-signals", "unseen-materials", "longer-horizon"]
     assert payload["sets"]["longer-horizon"]["steps"] == 25
     assert payload["sets"]["unseen-signals"]["sequences"] == 2
+    one_off = payload["sets"]["unseen-signals"]["fem_verdict"]["one_off_seconds"]
+    assert one_off["generation"] > 0 and one_off["training"] > 0
+    assert one_off["total"] == pytest.approx(one_off["generation"] + one_off["training"])
     assert payload["threads"]["torch"] >= 1 and payload["timings"]["total"] > 0
     assert [t for t, _ in read_pvd(out / "vtk" / "probes.pvd")] == pytest.approx(
         [0, 0.4, 0.8, 1.2])
@@ -61,15 +69,18 @@ def test_evaluate_a_sequence_run_end_to_end(seq_run, tmp_path):
         assert (out / "plots" / fig["file"]).stat().st_size > 0
     page = (out / "index.html").read_text()
     assert "unseen-materials" in page and "plots/error_over_time.png" in page
-    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert "<h2>FEM verdict</h2>" in page
+    assert not [p.name for p in tmp_path.rglob("*") if p.name.startswith(".")]
 
 
 def test_json_output_and_a_chosen_set(seq_run, tmp_path):
     result = _invoke("evaluate", seq_run / "run", "--out", tmp_path / "o", "--set",
-                     "longer-horizon", "--horizon-factor", "1.5", "--json")
+                     "longer-horizon", "--horizon-factor", "1.5", "--json",
+                     "--fem-candidates", "none")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert list(payload["sets"]) == ["longer-horizon"]
+    assert "fem_verdict" not in payload["sets"]["longer-horizon"]
     assert payload["sets"]["longer-horizon"]["steps"] == 19
 
 
@@ -80,6 +91,9 @@ def test_json_output_and_a_chosen_set(seq_run, tmp_path):
     (["--material-range", "rho=1,2"], "expected NAME=LOW,HIGH"),
     (["--sample", "9", "--vtk", "V"], "--sample 9: expected 0 <= sample < 1"),
     (["--set", "unseen-materials", "--vtk", "V"], "add --set unseen-signals"),
+    (["--fem-candidates", "ngsolve:4:2"], "--fem-candidates 'ngsolve:4:2': expected "
+     "backend:order:level:substeps"),
+    (["--fem-candidates", "skfem:3:2:1"], "the skfem time-domain backend offers orders (0,)"),
 ])
 def test_bad_sequence_options_exit_2_with_one_line(seq_run, tmp_path, args, message):
     args = [str(tmp_path / a) if a == "V" else a for a in args]

@@ -82,8 +82,22 @@ def _sequence() -> dict:
     sets = {name: {"sequences": 128, "steps": 1024, "source": "test split", "errors": stats,
                    "time": {"end": 1.2}, "seconds": {"generate": 0.25, "predict": 0.0125}}
             for name in ("unseen-signals", "longer-horizon-extrapolated", "test")}
+    sets["unseen-signals"]["fem_verdict"] = _verdict()
     return {"run": {"arch": "lem", "problem": "maxwell-td", "dataset": {"steps": 13}},
             "sets": sets, "notes": []}
+
+
+def _verdict() -> dict:
+    """A maxwell-td FEM verdict: the default ladder and the data's own FEM (large values)."""
+    specs = ["ngsolve:5:2:2r", "skfem:0:2:1", "skfem:0:3:1", "ngsolve:2:2:2", "ngsolve:3:2:2",
+             "ngsolve:4:1:4", "ngsolve:4:2:2", "ngsolve:4:2:2r"]
+    seconds = {"material": 123.456, "convolution_one": 0.000123456,
+               "convolution_batch": 0.0123456}
+    rows = [{"fem": spec, "own": i == 0, "dofs": 165432 // (i + 1),
+             "error": {"median": 0.0123456 * i}, "setup_seconds": None if i == 0 else 12.345,
+             "seconds": seconds} for i, spec in enumerate(specs)]
+    return {"kind": "known material", "candidates": rows, "queries": {},
+            "surrogate": {"error": 0.107, "seconds": {"one": 0.00312, "batch": 1.23e-5}}}
 
 
 SUMMARIES = {

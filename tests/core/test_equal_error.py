@@ -54,3 +54,10 @@ def test_the_verdict_picks_the_fastest_candidate_over_backends_and_names_it():
     best = fastest_fem(ours + theirs + [fast_ours], 1.2e-3)["fem"]
     assert (best["backend"], best["method"]) == ("skfem", "best")
     assert best["label"] == "skfem order 1 best approximation, level 1 (196 DOFs)"
+
+
+def test_a_time_domain_candidate_names_its_stepping_after_the_dofs():
+    stepped = FemCandidate(4, 2, 1e-3, 0.5, 17420, "ngsolve", "Newmark Δt/2 + Richardson")
+    assert stepped.label == "ngsolve order 4, level 2 (17420 DOFs), Newmark Δt/2 + Richardson"
+    assert FemCandidate(1, 2, 1e-3, 0.5, method="best").label == \
+        "skfem order 1 best approximation, level 2"

@@ -27,6 +27,7 @@ from surrogate.fem.time_domain import (  # noqa: E402
 from surrogate.fem.time_domain_operators import (  # noqa: E402
     cavity_system,
     convolve_subsampled,
+    convolve_subsampled_batch,
     fine_step_loads,
     hcurl_cavity_operators,
     hcurl_dipole_load,
@@ -210,6 +211,22 @@ def test_substeps_on_the_output_grid_equal_stepping(order2):
     assert np.abs(kept - stepped[::substeps]).max() <= 1e-12 * np.abs(stepped).max()
     np.testing.assert_allclose(convolve_subsampled(h, c, 1), convolve_response(h, c),
                                rtol=0, atol=1e-13 * np.abs(stepped).max())
+
+
+@pytest.mark.parametrize("stride", [1, 2, 4])
+def test_the_batched_convolution_equals_the_per_signal_one(stride):
+    """Five signals' step loads against one response in one product: each row equals
+    convolve_subsampled of that signal to round-off (same shapes, stride and all)."""
+    rng = np.random.default_rng(stride)
+    length = 12 * stride
+    h, c = rng.normal(size=(length, 6)), rng.normal(size=(5, length))
+    batched = convolve_subsampled_batch(h, c, stride)
+    assert batched.shape == (5, 13, 6)
+    single = np.stack([convolve_subsampled(h, row, stride) for row in c])
+    np.testing.assert_allclose(batched, single, rtol=0, atol=1e-13 * np.abs(single).max())
+    assert np.all(batched[:, 0] == 0)
+    with pytest.raises(InputError, match="multiple"):
+        convolve_subsampled_batch(h, c[:, :-1], stride if stride > 1 else 5)
 
 
 def test_fields_vanish_on_the_walls(order2):

@@ -1,7 +1,8 @@
 """Sequence runs on sequences they never saw: unseen signals, materials, a longer horizon.
 
 ``measure`` (:func:`evaluate_sequence_run`), ``options``, ``sets`` (what each set is),
-``builders``, ``maxwell_td``, ``metrics``, ``vtk``, ``plots``, ``report``, ``tables`` and
+``builders``, ``maxwell_td``, ``metrics``, ``fem_verdict`` and ``td_candidates`` (maxwell-td:
+the fastest FEM at equal error and N* per set), ``vtk``, ``plots``, ``report``, ``tables`` and
 ``run_kind`` (its registry entry). Names load on first use (PEP 562).
 """
 

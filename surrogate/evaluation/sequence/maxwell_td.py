@@ -1,7 +1,10 @@
 """Evaluation sets of maxwell-td runs: unseen signals, unseen materials, a longer horizon.
 
 The sets are simulated with the training recipe's shared setup (mesh, operators, probes),
-built once per plan (see :mod:`surrogate.evaluation.sequence.sets` for what each set is).
+built once per plan (see :mod:`surrogate.evaluation.sequence.sets` for what each set is); the
+materials' impulse responses go into the plan's one
+:class:`~surrogate.datasets.sequence.td_responses.ResponseStore` (``--fem-cache``), where the
+FEM verdict (:mod:`surrogate.evaluation.sequence.fem_verdict`) finds them.
 """
 
 from __future__ import annotations
@@ -39,6 +42,25 @@ def maxwell_td_setup(plan: SetPlan) -> Any:
     return plan.cache["setup"]
 
 
+def response_store(plan: SetPlan) -> Any:
+    """The plan's response store (in memory unless :func:`prepare` gave it a directory)."""
+    from surrogate.datasets.sequence.td_responses import ResponseStore
+
+    return plan.cache.setdefault("store", ResponseStore())
+
+
+def set_setup(plan: SetPlan, name: str) -> Any:
+    """The data's setup of set ``name``: its material pool (unseen-materials: the new one)
+    and its recipe (longer-horizon: the longer ``steps``)."""
+    setup = maxwell_td_setup(plan)
+    if name == "unseen-materials":
+        return dataclasses.replace(setup, materials=new_material_pool(plan)[0])
+    if name == "longer-horizon":
+        steps = longer_steps(plan.recipe.steps, plan.horizon_factor)
+        return dataclasses.replace(setup, recipe=maxwell_td_recipe(plan, steps=steps))
+    return setup
+
+
 def new_material_pool(plan: SetPlan) -> tuple[np.ndarray, dict[str, Any]]:
     """(n_materials, 3) triples of the materials stream of ``material_seed`` and the recipe
     fields that drew them (ranges possibly replaced by ``material_ranges``)."""
@@ -50,12 +72,12 @@ def new_material_pool(plan: SetPlan) -> tuple[np.ndarray, dict[str, Any]]:
     return material_pool(drawn), fields
 
 
-def _simulate(setup: Any, samples: np.ndarray, progress: ProgressCallback
+def _simulate(plan: SetPlan, setup: Any, samples: np.ndarray, progress: ProgressCallback
               ) -> tuple[np.ndarray, np.ndarray]:
     """inputs and targets of ``samples`` (never empty: plans have at least one sample)."""
     from surrogate.datasets.sequence.maxwell_td import simulate_samples
 
-    return simulate_samples(setup, samples, progress)
+    return simulate_samples(setup, samples, progress, store=response_store(plan))
 
 
 def maxwell_td_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
@@ -64,7 +86,8 @@ def maxwell_td_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet
     rows = file_rows(plan)
     inputs, targets = data.inputs[rows], data.targets[rows]
     if plan.fresh.size:
-        fresh_inputs, fresh_targets = _simulate(maxwell_td_setup(plan), plan.fresh, progress)
+        fresh_inputs, fresh_targets = _simulate(plan, maxwell_td_setup(plan), plan.fresh,
+                                                progress)
         inputs = np.concatenate([inputs, as_stored(fresh_inputs, recipe.dtype)])
         targets = np.concatenate([targets, as_stored(fresh_targets, recipe.dtype)])
     source = signals_source(plan, "samples")
@@ -75,9 +98,9 @@ def maxwell_td_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet
 
 def maxwell_td_materials(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
     """The same samples with the material pool of another seed (or other ranges)."""
-    pool, fields = new_material_pool(plan)
-    setup = dataclasses.replace(maxwell_td_setup(plan), materials=pool)
-    inputs, targets = _simulate(setup, plan.samples, progress)
+    _, fields = new_material_pool(plan)
+    inputs, targets = _simulate(plan, set_setup(plan, "unseen-materials"), plan.samples,
+                                progress)
     recipe = {**maxwell_td_recipe(plan).to_dict(), **fields}
     source = (f"samples {ids_text(plan.samples)} (the unseen-signals ones) with n_materials="
               f"{plan.recipe.n_materials} new triples drawn by the materials stream of seed "
@@ -89,10 +112,9 @@ def maxwell_td_materials(plan: SetPlan, progress: ProgressCallback) -> SequenceS
 
 def maxwell_td_horizon(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
     """The same samples over ``steps`` × factor steps (the same sequences, extended)."""
-    steps = longer_steps(plan.recipe.steps, plan.horizon_factor)
-    longer = maxwell_td_recipe(plan, steps=steps)
-    setup = dataclasses.replace(maxwell_td_setup(plan), recipe=longer)
-    inputs, targets = _simulate(setup, plan.samples, progress)
+    setup = set_setup(plan, "longer-horizon")
+    longer, steps = setup.recipe, setup.recipe.steps
+    inputs, targets = _simulate(plan, setup, plan.samples, progress)
     source = (f"samples {ids_text(plan.samples)} over {steps} steps instead of "
               f"{plan.recipe.steps} (same seed: the same sequences, extended)")
     return SequenceSet("longer-horizon", as_stored(inputs, plan.recipe.dtype),
@@ -102,4 +124,5 @@ def maxwell_td_horizon(plan: SetPlan, progress: ProgressCallback) -> SequenceSet
 
 
 __all__ = ["maxwell_td_horizon", "maxwell_td_materials", "maxwell_td_recipe",
-           "maxwell_td_setup", "maxwell_td_signals", "new_material_pool"]
+           "maxwell_td_setup", "maxwell_td_signals", "new_material_pool", "response_store",
+           "set_setup"]

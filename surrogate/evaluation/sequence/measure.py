@@ -14,6 +14,10 @@ the content the run records (its ``content_hash``); its recipe rebuilds the eval
   ratio would divide by the zero field at t = 0), as its median and 90th percentile over the
   sequences at each step (seq-to-seq runs only).
 
+maxwell-td runs also get each set's FEM verdict (``fem_verdict``: the fastest FEM at the
+surrogate's error and the break-even count N*, :mod:`surrogate.evaluation.sequence.fem_verdict`)
+with the surrogate's query time: one sequence per call, and the whole set in one call.
+
 Nothing is printed; progress goes through a ``(done, total, description)`` callback.
 """
 
@@ -138,7 +142,52 @@ def prepare(run: Any, options: SequenceEvaluationOptions, *, data_path: Any = No
                      material_ranges=parse_material_ranges(options.material_ranges))
     if vtk:
         check_vtk(plan, run, options.sample)
+    plan_verdict(plan, options)
     return plan
+
+
+def plan_verdict(plan: SetPlan, options: SequenceEvaluationOptions) -> None:
+    """The verdict's candidates (``plan.cache["fem_specs"]``, empty: no verdict) and response
+    store; InputError when candidates are given for data without a FEM (not maxwell-td)."""
+    from surrogate.datasets.sequence.td_responses import ResponseStore
+    from surrogate.evaluation.sequence.td_candidates import parse_candidates
+
+    specs, notes = parse_candidates(options.fem_candidates)
+    if plan.kind != "maxwell-td" or plan.recipe is None:
+        if options.fem_candidates is not None and specs is not None \
+                or options.fem_cache is not None:
+            raise InputError(f"--fem-candidates and --fem-cache apply to maxwell-td runs "
+                             f"only, not {plan.kind or 'unknown'!r} data")
+        specs, notes = None, []
+    plan.cache["fem_specs"] = specs
+    plan.cache["store"] = ResponseStore(options.fem_cache)
+    plan.notes.extend(notes)
+
+
+def surrogate_query_seconds(run: Any, inputs: np.ndarray, batch_size: int | None,
+                            repeats: int = 5) -> dict[str, float]:
+    """The surrogate's seconds per query: one sequence per call (median of ``repeats``), and
+    per sequence of the whole set in one call (median of 3)."""
+    from surrogate.evaluation.family.query_timing import median_seconds
+
+    one = median_seconds(lambda: run.predict(inputs[:1], batch_size=batch_size), repeats)
+    whole = median_seconds(lambda: run.predict(inputs, batch_size=batch_size), 3)
+    return {"one": one, "batch": whole / len(inputs)}
+
+
+def add_fem_verdict(run: Any, plan: SetPlan, name: str, result: SetResult,
+                    batch_size: int | None) -> None:
+    """``result.record["fem_verdict"]`` of a maxwell-td set (:func:`plan_verdict`'s specs)."""
+    from surrogate.evaluation.sequence.fem_verdict import one_off_seconds, set_verdict
+    from surrogate.evaluation.sequence.maxwell_td import response_store, set_setup
+
+    one_off = plan.cache.setdefault("one_off", one_off_seconds(run, plan.dataset))
+    readout = run.model_config.readout
+    result.record["fem_verdict"] = set_verdict(
+        set_setup(plan, name), result.set.samples, name, result.target,
+        lambda y: readout_targets(y, readout), float(result.record["errors"]["median"]),
+        surrogate_query_seconds(run, result.set.inputs, batch_size), one_off,
+        plan.cache["fem_specs"], response_store(plan), plan.cache.setdefault("systems", {}))
 
 
 def evaluate_set(run: Any, built: SequenceSet, batch_size: int | None) -> SetResult:
@@ -172,6 +221,9 @@ def evaluate_sequence_run(run: Any, options: SequenceEvaluationOptions, *,
         built = build_set(plan, name, report)
         progress(done, total, f"{name}: predicting {len(built.inputs)} sequences")
         results[name] = evaluate_set(run, built, options.batch_size)
+        if plan.cache.get("fem_specs") is not None:
+            progress(done, total, f"{name}: FEM verdict")
+            add_fem_verdict(run, plan, name, results[name], options.batch_size)
     vtk = None
     if vtk_dir is not None:
         progress(total - 1, total, "VTK files")
@@ -189,4 +241,5 @@ def evaluate_sequence_run(run: Any, options: SequenceEvaluationOptions, *,
 
 __all__ = ["SequenceEvaluationOptions", "SequenceEvaluation", "SetResult",
            "evaluate_sequence_run", "prepare", "load_training_dataset", "run_info",
-           "thread_info", "evaluate_set"]
+           "thread_info", "evaluate_set", "plan_verdict", "surrogate_query_seconds",
+           "add_fem_verdict"]

@@ -1,8 +1,10 @@
-"""Options of a sequence evaluation: the sets, the horizon, fresh sequences, materials, VTK."""
+"""Options of a sequence evaluation: the sets, the horizon, fresh sequences, materials, VTK,
+the FEM verdict's candidates and response store (maxwell-td)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,6 +13,7 @@ from surrogate.core.errors import InputError
 from surrogate.core.typed_config import setting
 from surrogate.evaluation.option_fields import batch_size_field, device_field
 from surrogate.evaluation.sequence.sets import SET_NAMES, parse_material_ranges
+from surrogate.evaluation.sequence.td_candidates import DEFAULT_LADDER, parse_candidates
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,14 @@ class SequenceEvaluationOptions:
     sample: int = setting(0, doc="Which unseen-signals sequence --vtk shows.")
     vtk_every: int | None = setting(None, doc="Write every N-th time step to VTK.",
                                     shown="at most 50 frames")
+    fem_candidates: tuple[str, ...] | None = setting(
+        None, doc="FEM candidates of the verdict (maxwell-td), backend:order:level:substeps "
+        "with r for Richardson in time (repeatable or comma-separated; 'none': no verdict); "
+        "the data's own FEM is always one.", multiple=True,
+        shown=" ".join(DEFAULT_LADDER))
+    fem_cache: str | None = setting(None, doc="Directory of the FEM impulse responses "
+                                    "(maxwell-td; reused by later evaluations).",
+                                    shown="in memory")
     batch_size: int | None = batch_size_field()
     device: str = device_field()
 
@@ -51,6 +62,10 @@ class SequenceEvaluationOptions:
             if value is not None and value < minimum:
                 raise InputError(f"--{name.replace('_', '-')} must be >= {minimum}, got {value}")
         parse_material_ranges(self.material_ranges)
+        parse_candidates(self.fem_candidates)
+        if self.fem_cache is not None and Path(self.fem_cache).exists() \
+                and not Path(self.fem_cache).is_dir():
+            raise InputError(f"--fem-cache {self.fem_cache}: not a directory")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary of the options."""
@@ -59,6 +74,8 @@ class SequenceEvaluationOptions:
                 "max_sequences": self.max_sequences, "material_seed": self.material_seed,
                 "material_ranges": parse_material_ranges(self.material_ranges),
                 "sample": self.sample, "vtk_every": self.vtk_every,
+                "fem_candidates": None if self.fem_candidates is None
+                else list(self.fem_candidates), "fem_cache": self.fem_cache,
                 "batch_size": self.batch_size, "device": self.device}
 
 

@@ -37,12 +37,13 @@ TINY = {"level": 1, "n": 8, "steps": 20, "dt": 0.1, "probes": 2, "n_materials": 
 @pytest.fixture(scope="module")
 def mtd(tmp_path_factory):
     """A tiny maxwell-td dataset, an LEM run trained on it for 3 epochs, and one evaluation
-    (all three sets, 1 fresh sequence, VTK every 3rd step) with figures."""
+    (all three sets, 1 fresh sequence, VTK every 3rd step, one FEM candidate) with figures."""
     root = tmp_path_factory.mktemp("seq_eval")
     generate_dataset(MaxwellTDRecipe(**TINY), root / "mtd.h5")
     run = fit(root / "mtd.h5", {"arch": "lem", "hidden": 6},
               {"epochs": 3, "batch_size": 4}, root / "run")
-    options = SequenceEvaluationOptions(fresh=1, vtk_every=3, sample=1)
+    options = SequenceEvaluationOptions(fresh=1, vtk_every=3, sample=1,
+                                        fem_candidates=("skfem:0:2:1",))
     evaluation = evaluate_sequence_run(run, options, vtk_dir=root / "vtk")
     figures = make_sequence_figures(evaluation, root / "plots")
     return {"root": root, "run": run, "dataset": read_dataset(root / "mtd.h5"),
