@@ -26,17 +26,21 @@ signals of the relative L² difference ‖y − y_ref‖ / ‖y_ref‖ (whole se
   in the grid), which split a case's error into its time and space parts, and
 - ``reference``: one common fine case (``--reference``, default the last case), so every
   case's distance to the same best available answer is on one scale. The ``next`` case of a
-  candidate that meets the target does not exist (order 5) or does not fit 2 cores (level 4
-  at order 4: ~1.2M DOFs), so the verdict is against the common reference: level 3, order 4
+  candidate that meets the target does not fit 2 cores (for the default ``2:5:4r`` it is
+  ``3:6:8r``, ≈ 400k DOFs; level 4 at order 4 ≈ 1.2M), so the verdict is against the common
+  reference: level 3, order 4
   (148k DOFs), Richardson of Δt = 0.025 and 0.0125 (``3:4:4r``), whose own distance to
   level 3 order 3 is 0.3 % and time error ~0.04 % (``one_finer`` of the cases around it).
 
-Measured (2 shared cores, 1 thread, 16 signals): the recipe's N0 level 3 is 41 % (62 % max)
-from the reference, N0 level 4 22 % (32 %); the cheapest case within 1 % / 3 % is ``2:4:4r``
-(ngsolve, order 4, level 2, 17,420 DOFs, Richardson of Δt 0.025 and 0.0125): 0.93 % (1.62 %),
-the default recipe's data in ~210 s, but for the pool's slowest material (``--material 7``,
-εμ = 3.7) it is 1.04 % (1.51 %) from ``3:3:4r``: at the edge. ``3:3:4r`` (ngsolve, order 3,
-level 3, 70,496 DOFs) reaches 0.27 % (0.44 %), the data in ~30–40 min: the robust choice.
+Measured (2 shared cores, 1 thread, 16 signals): N0 on level 3 (the recipe before issue 39)
+is 41 % (62 % max) from the reference, N0 level 4 22 % (32 %). The recipe's default since
+then, ``2:5:4r`` (ngsolve order 5 on level 2, 31,848 DOFs, Richardson of Δt 0.025 and
+0.0125), is 0.13 % (0.25 %) from it; one step finer in each direction: Δt/2 (``2:5:8r``)
+0.04 % (0.13 %), order + 1 (``2:6:4r``, 52,612 DOFs) 0.14 % (0.26 %); the data in ~9 min on
+one thread (8 materials × ~66 s). For the pool's slowest material (``--material 7``, εμ = 3.7;
+reference ``3:3:4r``, itself 0.44 % from ``2:6:4r`` there) 0.41 % (0.54 %), Δt/2 0.02 % (0.08 %),
+order + 1 0.18 % (0.27 %). Cheaper cases miss by more or sit at the edge: ``2:4:4r`` 0.93 %
+(1.62 %; 1.04 % for material 7), ``2:5:2r`` 0.59 % (1.9 %).
 
 ``--cache DIR`` keeps each case's sequences (``.npz``) and timings (``.json``) and reuses
 them, so a grid can be run in pieces of under 10 minutes. JSON on stdout.
@@ -62,7 +66,8 @@ from surrogate.core.thread_settings import thread_settings
 ONCE_ABOVE_S = 5.0  # a stage slower than this is measured once
 DEFAULT_CASES = ("2:0:1", "3:0:1", "4:0:1", "2:2:2", "3:2:2", "3:2:4", "3:2:4r", "1:3:2",
                  "2:3:2", "2:3:4", "2:3:8", "2:3:2r", "2:3:4r", "3:3:2", "1:4:4", "2:4:2",
-                 "2:4:4", "2:4:4r", "2:4:8", "3:3:4", "3:3:4r", "3:4:2", "3:4:4r")
+                 "2:4:4", "2:4:4r", "2:4:8", "2:5:2r", "2:5:4", "2:5:4r", "2:5:8r", "2:6:4r",
+                 "3:3:4", "3:3:4r", "3:4:2", "3:4:4r")
 
 
 Case = tuple[int, int, int, bool]  # level, order, substeps, Richardson in time
@@ -80,6 +85,13 @@ def parse_case(text: str) -> Case:
 
 def case_name(level: int, order: int, substeps: int, richardson: bool = False) -> str:
     return f"{level}:{order}:{substeps}{'r' if richardson else ''}"
+
+
+def recipe_case(recipe) -> str:
+    """The case of a recipe's own FEM: its finest run's substeps, ``r`` with Richardson (whose
+    runs are substeps and 2·substeps)."""
+    substeps = recipe.substeps * (2 if recipe.richardson else 1)
+    return case_name(recipe.level, recipe.fem_order, substeps, recipe.richardson)
 
 
 def recipe_inputs(n_signals: int, material: int = 0):
@@ -262,6 +274,7 @@ def main() -> None:
                    "source_width": recipe.source_width, "material": inputs[2].tolist(),
                    "probes": inputs[3].tolist()},
         "signals": args.signals, "reference": case_name(*reference),
+        "recipe_default_case": recipe_case(recipe),
         "target": {"median": args.target_median, "max": args.target_max},
         "cases": rows,
         "cheapest_within_target": (min(passing, key=lambda r: r["recipe_data_s"])["case"]

@@ -64,16 +64,33 @@ CORNN_EPS=${CORNN_EPS:-0.5}
 SEED=${SEED:-0}
 SAMPLES=${SAMPLES:-512}
 STEPS=${STEPS:-200}
-LEVEL=${LEVEL:-3}
 MATERIALS=${MATERIALS:-8}
+WORKERS=${WORKERS:-2}
 JOBS=${JOBS:-2}
+# the FEM of the data (empty: the recipe's defaults) and of evaluate's verdict (empty: its ladder)
+LEVEL=${LEVEL:-}
+FEM_BACKEND=${FEM_BACKEND:-}
+FEM_ORDER=${FEM_ORDER:-}
+SUBSTEPS=${SUBSTEPS:-}
+RICHARDSON=${RICHARDSON:-}
+FEM_CANDIDATES=${FEM_CANDIDATES:-}
 SURROGATE=${SURROGATE:-surrogate}
 PYTHON=${PYTHON:-python3}
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
+fem=()
+[ -n "$LEVEL" ] && fem+=(--level "$LEVEL")
+[ -n "$FEM_BACKEND" ] && fem+=(--fem-backend "$FEM_BACKEND")
+[ -n "$FEM_ORDER" ] && fem+=(--fem-order "$FEM_ORDER")
+[ -n "$SUBSTEPS" ] && fem+=(--substeps "$SUBSTEPS")
+case $RICHARDSON in yes) fem+=(--richardson) ;; no) fem+=(--no-richardson) ;; esac
+verdict=(--fem-cache "$OUT/fem-cache")
+# shellcheck disable=SC2206  # a list of specs, split on spaces
+[ -n "$FEM_CANDIDATES" ] && verdict+=(--fem-candidates $FEM_CANDIDATES)
+
 mkdir -p "$OUT/data" "$OUT/runs"
-"$SURROGATE" gen-data maxwell-td -n "$SAMPLES" --steps "$STEPS" --level "$LEVEL" \
-    --n-materials "$MATERIALS" --seed "$SEED" -o "$OUT/data/mtd.h5" --quiet
+"$SURROGATE" gen-data maxwell-td -n "$SAMPLES" --steps "$STEPS" "${fem[@]}" \
+    --n-materials "$MATERIALS" --workers "$WORKERS" --seed "$SEED" -o "$OUT/data/mtd.h5" --quiet
 
 fit() {  # ARCH [extra fit options]
     local arch=$1
@@ -95,8 +112,19 @@ for arch in lem cornn lstm; do  # JOBS fits at once
     pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
+# The evaluation sets' FEM runs (new materials; the longer horizon) and the verdict's FEM
+# ladder go through one response store (--fem-cache): two evaluations fill it side by side, one
+# set each, then every model's evaluation reads it instead of solving again.
+"$SURROGATE" evaluate "$OUT/runs/lem" --set unseen-materials "${verdict[@]}" \
+    --out "$OUT/eval/.fill-materials" --quiet &
+fill=($!)
+"$SURROGATE" evaluate "$OUT/runs/lem" --set longer-horizon "${verdict[@]}" \
+    --out "$OUT/eval/.fill-horizon" --quiet &
+fill+=($!)
+for pid in "${fill[@]}"; do wait "$pid"; done
+rm -rf "$OUT/eval/.fill-materials" "$OUT/eval/.fill-horizon"
 for arch in lem cornn lstm; do
-    "$SURROGATE" evaluate "$OUT/runs/$arch" --out "$OUT/eval/$arch" --quiet
+    "$SURROGATE" evaluate "$OUT/runs/$arch" "${verdict[@]}" --out "$OUT/eval/$arch" --quiet
 done
 
 "$PYTHON" - "$OUT" "$SEED" "$SECONDS" <<'EOF'
@@ -117,9 +145,17 @@ for arch in ("lem", "cornn", "lstm"):
         "train_seconds": round(m["wall_time_s"], 1)}
     evaluation = json.loads((out / "eval" / arch / "evaluation.json").read_text())
     for name, found in evaluation["sets"].items():
+        key = name.replace("-", "_")
         if name != "unseen-signals":
-            key = name.replace("-", "_") + "_rel_l2"
-            models[arch][key] = {k: r4(found["errors"][k]) for k in ("mean", "median")}
+            models[arch][key + "_rel_l2"] = {k: r4(found["errors"][k]) for k in ("mean", "median")}
+        verdict = found.get("fem_verdict")
+        if verdict:  # per query: the fastest FEM at the surrogate's error, both times, N*
+            models[arch][key + "_fem"] = {
+                query: {"fem": e["fem"]["label"] if e["fem"] else None,
+                        "fem_ms": None if e["fem_seconds"] is None else r4(1e3 * e["fem_seconds"]),
+                        "surrogate_ms": r4(1e3 * e["surrogate_seconds"]),
+                        "n_star": None if e["n_star"] is None else r4(e["n_star"])}
+                for query, e in verdict["queries"].items()}
 lstm = models["lstm"]["test_rel_l2"]
 below = {arch: all(models[arch]["test_rel_l2"][k] < lstm[k] for k in ("mean", "median"))
          for arch in ("lem", "cornn")}

@@ -111,6 +111,18 @@ class CavityOperators(FreeDofs):
         """All edge DOFs (``basis.N``)."""
         return int(self.basis.N)
 
+    def cell_centre_matrix(self) -> sp.csr_matrix:
+        """(3·n_cells, n_free): E_h at every tet's barycentre."""
+        from surrogate.fem.probes import n0_cell_centre_matrix
+
+        return sp.csr_matrix(n0_cell_centre_matrix(self.basis)[:, self.free])
+
+    def node_matrix(self) -> sp.csr_matrix:
+        """(3·n_nodes, n_free): E_h projected to the nodes (volume-weighted cell average)."""
+        from surrogate.fem.probes import n0_node_matrix
+
+        return sp.csr_matrix(n0_node_matrix(self.basis)[:, self.free])
+
 
 def cavity_operators(mesh: MeshTet) -> CavityOperators:
     """Assemble M_ij = ∫ φ_j·φ_i and K_ij = ∫ curl φ_j · curl φ_i on the interior edges."""

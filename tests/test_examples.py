@@ -70,7 +70,8 @@ RUNS: dict[str, tuple[list[str], dict[str, object]]] = {
         "LEM_EPOCHS": 2, "CORNN_EPOCHS": 2}),
     "maxwell_td_sequence": (_bash("maxwell_td_sequence.sh"), {
         "SAMPLES": 20, "STEPS": 16, "LEVEL": 1, "MATERIALS": 2, "HIDDEN": 4, "EPOCHS": 2,
-        "BATCH": 8}),
+        "BATCH": 8, "FEM_BACKEND": "skfem", "FEM_ORDER": 0, "SUBSTEPS": 1, "RICHARDSON": "no",
+        "FEM_CANDIDATES": "skfem:0:2:1"}),
     "paper_maxwell": (_bash("paper_maxwell.sh"), {
         "EPOCHS": 2, "LEVELS": "1-1", "POINTS": 400, "JOBS": 2}),
     "family_maxwell": (_bash("family_maxwell.sh"), {
@@ -203,6 +204,11 @@ def test_maxwell_td_sequence(example_runs):
         assert model["hidden"] == 4 and model["epochs"] == 2
         assert math.isfinite(model["test_rel_l2"]["mean"])
         assert (out / "eval" / arch / "evaluation.json").is_file()
+        for query in ("one", "batch"):  # a known material: one convolution, FEM at any error
+            fem = model["unseen_signals_fem"][query]
+            assert fem["fem"] is not None and fem["fem_ms"] > 0 and fem["surrogate_ms"] > 0
+            assert fem["n_star"] is None or fem["fem_ms"] > fem["surrogate_ms"]
+    assert not (out / "eval" / ".fill-materials").exists()
     lstm = summary["models"]["lstm"]["test_rel_l2"]
     claim = summary["claim"]
     for arch in ("lem", "cornn"):

@@ -43,7 +43,6 @@ from surrogate.datasets.sequence.source_signals import SIGNAL_FAMILIES, check_ra
 from surrogate.datasets.sequence.td_responses import (
     ResponseStore,
     fem_steps,
-    field_history,
     material_response,
     response_targets,
 )
@@ -337,65 +336,11 @@ def generate_maxwell_td(recipe: MaxwellTDRecipe, on_progress: ProgressCallback |
     )
 
 
-@dataclass(frozen=True)
-class FieldSnapshots:
-    """E_h of one sample at every time step: N0 DOFs (T, n_edges) on ``basis`` (all edges)."""
-
-    basis: Any
-    time: np.ndarray
-    dofs: np.ndarray
-    material: tuple[float, float, float]
-
-    @property
-    def mesh(self) -> Any:
-        """The skfem MeshTet."""
-        return self.basis.mesh
-
-    def at_cells(self) -> np.ndarray:
-        """E at every tet's barycentre, (T, n_cells, 3)."""
-        from surrogate.fem.probes import n0_cell_centre_matrix
-
-        return _apply(n0_cell_centre_matrix(self.basis), self.dofs)
-
-    def at_nodes(self) -> np.ndarray:
-        """E projected to the nodes (volume-weighted cell average), (T, n_nodes, 3)."""
-        from surrogate.fem.probes import n0_node_matrix
-
-        return _apply(n0_node_matrix(self.basis), self.dofs)
-
-
 def operators_label(recipe: MaxwellTDRecipe) -> str:
     """``"skfem order-0 operators at level 3"`` (progress text)."""
     return f"{recipe.fem_backend} order-{recipe.fem_order} operators at level {recipe.level}"
 
 
-def _apply(matrix: Any, dofs: np.ndarray) -> np.ndarray:
-    """(matrix @ dofs_n) for every step n: (T, n_dofs) -> (T, n_points, 3)."""
-    values = (matrix @ dofs.T).T  # (T, 3 · n_points)
-    return values.reshape(len(dofs), -1, 3)
-
-
-def check_snapshots(recipe: MaxwellTDRecipe) -> None:
-    """InputError unless ``recipe``'s fields can be snapshot (skfem order 0: the N0 basis)."""
-    if (recipe.fem_backend, recipe.fem_order) != ("skfem", 0):
-        raise InputError(f"field snapshots (.pvd) need skfem's N0 basis; this recipe uses "
-                         f"{recipe.fem_backend} order {recipe.fem_order}")
-
-
-def sample_snapshots(recipe: MaxwellTDRecipe, index: int,
-                     setup: MaxwellTDSetup | None = None) -> FieldSnapshots:
-    """Full-field E_h history of sample ``index`` by direct Newmark stepping (for ``.pvd``);
-    N0 recipes only (the snapshots' cell and node values use skfem's N0 basis)."""
-    check_snapshots(recipe)
-    setup = setup if setup is not None else build_setup(recipe)
-    index = _integer("index", index, 0)
-    (signal,) = sample_signals(recipe, [index])
-    material = setup.materials[index % recipe.n_materials]
-    e = field_history(setup, material, signal)
-    return FieldSnapshots(setup.ops.basis, recipe.time, setup.ops.full(e),
-                          tuple(float(x) for x in material))
-
-
-__all__ = ["MaxwellTDRecipe", "MaxwellTDSetup", "FieldSnapshots", "build_setup",
-           "simulate_samples", "generate_maxwell_td", "sample_snapshots", "check_snapshots",
+__all__ = ["MaxwellTDRecipe", "MaxwellTDSetup", "build_setup",
+           "simulate_samples", "generate_maxwell_td", "operators_label",
            "material_pool", "sample_signals", "MATERIAL_NAMES", "parse_range", "parse_points"]

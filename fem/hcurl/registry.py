@@ -12,15 +12,17 @@ One naming of orders for the whole toolkit, NGSolve's ``order`` (:data:`ORDER_NA
 | 3     | 3               | second kind, degree 3          | complete cubic     | 4, 3          |
 | 4     | 4               | second kind, degree 4          | complete quartic   | 5, 4          |
 | 5     | 5               | second kind, degree 5          | complete quintic   | 6, 5          |
+| 6     | 6               | second kind, degree 6          | complete sextic    | 7, 6          |
 
 Static solves (mixed solve, best approximation) have orders 0–4 (:data:`FEM_ORDERS`); the
-time-domain operators one more, order 5 (:data:`TIME_DOMAIN_ORDERS`, ngsolve only: the
-``maxwell-td`` recipe's default).
+time-domain operators two more (:data:`TIME_DOMAIN_ORDERS`, ngsolve only): order 5, the
+``maxwell-td`` recipe's default, and order 6, its next-order reference in
+``benchmarks/td_truth.py``.
 
 Backends (:data:`BACKENDS`, each declared once by :func:`register_backend`: its callables per
 (order, method), solvers, thread support): ``skfem`` (ours, ``skfem/``: orders 0 and 1, best
 approximation and mixed solve) and ``ngsolve`` (``ngsolve/``, the optional extra ``[ngsolve]``:
-orders 0–4, mixed solve with static condensation; time-domain operators of orders 0–5).
+orders 0–4, mixed solve with static condensation; time-domain operators of orders 0–6).
 Releases before this naming called N0
 "order 1" and the complete-linear space "order 2" (:func:`order_from_legacy`).
 """
@@ -56,10 +58,11 @@ ORDER_NAMES = (
     OrderName(3, 3, "second kind, degree 3", "complete cubic", 4, 3),
     OrderName(4, 4, "second kind, degree 4", "complete quartic", 5, 4),
     OrderName(5, 5, "second kind, degree 5", "complete quintic", 6, 5),
+    OrderName(6, 6, "second kind, degree 6", "complete sextic", 7, 6),
 )
 FEM_ORDERS = (0, 1, 2, 3, 4)
 """The orders of static solves (mixed solve, best approximation)."""
-TIME_DOMAIN_ORDERS = (*FEM_ORDERS, 5)
+TIME_DOMAIN_ORDERS = (*FEM_ORDERS, 5, 6)
 """The orders a backend's ``time_domain`` operators may have (ngsolve's: all of them)."""
 
 

@@ -1,6 +1,6 @@
 """Time-domain H(curl) operators of every order for the PEC cavity stepper of ``time_domain``.
 
-``ngsolve_operators`` (NGSolve's HCurl of orders 0–5 on the toolkit's mesh: M, K, the dipole
+``ngsolve_operators`` (NGSolve's HCurl of orders 0–6 on the toolkit's mesh: M, K, the dipole
 load, the probe matrix as scipy arrays) and ``cavity`` (:func:`cavity_system`: one entry point
 by (backend, order), skfem N0 kept as order 0; the impulse response on a finer time step
 observed on the recipe's grid, and its Richardson extrapolation in Δt). Names load on first

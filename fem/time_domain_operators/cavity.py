@@ -2,8 +2,9 @@
 
 Backends and orders are the FEM registry's (``Backend.time_domain``): ``skfem`` offers order 0
 (N0, :mod:`surrogate.fem.time_domain`, the ``maxwell-td`` recipe's fast path), ``ngsolve``
-orders 0–5 (:mod:`.ngsolve_operators`, order 5 the recipe's default; its order 0 is the same
-space: the generalised eigenvalues and probe responses agree). Every system feeds
+orders 0–6 (:mod:`.ngsolve_operators`, order 5 the recipe's default, 6 its reference in
+``benchmarks/td_truth.py``; its order 0 is the same space: the generalised eigenvalues and
+probe responses agree). Every system feeds
 :class:`~surrogate.fem.time_domain.NewmarkStepper`, ``impulse_response`` and
 ``convolve_response`` unchanged.
 

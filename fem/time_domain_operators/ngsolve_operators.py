@@ -1,6 +1,6 @@
 """High-order H(curl) matrices of a PEC cavity from NGSolve, on the toolkit's own mesh.
 
-For a skfem ``MeshTet`` and an order k of the registry's ngsolve ``time_domain`` entries (0–5,
+For a skfem ``MeshTet`` and an order k of the registry's ngsolve ``time_domain`` entries (0–6,
 :data:`~surrogate.fem.hcurl.registry.TIME_DOMAIN_ORDERS`; 0 = N0, k ≥ 1 = Nédélec second
 kind of degree k), the space is NGSolve's ``HCurl(order=k, dirichlet=wall)`` on the mesh
 converted without re-meshing (:func:`~surrogate.fem.hcurl.ngsolve.mesh.ngsolve_mesh`). Out
@@ -57,6 +57,23 @@ class HCurlCavityOperators(FreeDofs):
         """All DOFs of the space (``space.ndof``)."""
         return int(self.space.ndof)
 
+    def cell_centre_matrix(self) -> sp.csr_matrix:
+        """(3·n_cells, n_free): E_h at every tet's barycentre."""
+        n_cells = self.mesh.t.shape[1]
+        return hcurl_evaluation_matrix(self, np.arange(n_cells), np.full((n_cells, 3), 0.25))
+
+    def node_matrix(self) -> sp.csr_matrix:
+        """(3·n_nodes, n_free): the volume-weighted average over the tets at each node of
+        their E_h there (as skfem's N0 :func:`~surrogate.fem.probes.n0_node_matrix`)."""
+        from surrogate.fem.tet_geometry import node_average_matrix
+
+        n_cells = self.mesh.t.shape[1]
+        corners = np.vstack([np.zeros((1, 3)), np.eye(3)])  # vertices 0–3 in vertices 1–3
+        at_vertices = hcurl_evaluation_matrix(self, np.repeat(np.arange(n_cells), 4),
+                                              np.tile(corners, (n_cells, 1)))
+        average = node_average_matrix(self.mesh)
+        return sp.csr_matrix(sp.kron(average, sp.eye(3), format="csr") @ at_vertices)
+
 
 def hcurl_cavity_operators(mesh: Any, order: int) -> HCurlCavityOperators:
     """M and K of NGSolve's HCurl(order) on ``mesh`` (skfem MeshTet), free DOFs only."""
@@ -110,18 +127,27 @@ def hcurl_dipole_load(ops: HCurlCavityOperators, centre, width: float,
 
 
 def hcurl_observation_matrix(ops: HCurlCavityOperators, points: np.ndarray) -> sp.csr_matrix:
-    """P (3·n_points, n_free) with (P @ e)[3 i + c] = E_h(points[i])_c (InputError outside).
+    """P (3·n_points, n_free) with (P @ e)[3 i + c] = E_h(points[i])_c (InputError outside)."""
+    from surrogate.fem.point_evaluation import locate_with_outside
 
-    Built column by column from the unit fields of the DOFs of the points' tets (one
-    vectorised evaluation at all points per DOF; at most n_points · local DOFs of them).
+    cells, bary = locate_with_outside(ops.mesh, points, outside="error")
+    return hcurl_evaluation_matrix(ops, cells, bary)
+
+
+def hcurl_evaluation_matrix(ops: HCurlCavityOperators, cells: np.ndarray, bary: np.ndarray
+                            ) -> sp.csr_matrix:
+    """(3·N, n_free): E_h in tet ``cells[i]`` at barycentric ``bary[i]`` (of its vertices
+    1–3), component c in row 3 i + c.
+
+    Built column by column from the unit fields of the DOFs of those tets (one vectorised
+    evaluation at all points per DOF; at most N · local DOFs of them).
     """
     import ngsolve
 
     from surrogate.fem.hcurl.ngsolve.mesh import mesh_points
-    from surrogate.fem.point_evaluation import locate_with_outside
 
-    cells, bary = locate_with_outside(ops.mesh, points, outside="error")
-    mips = mesh_points(ops.space.mesh, cells, bary)
+    cells = np.asarray(cells, dtype=np.int64)
+    mips = mesh_points(ops.space.mesh, cells, np.asarray(bary, dtype=np.float64))
     dofs = np.unique(np.concatenate([
         np.asarray(ops.space.GetDofNrs(ngsolve.ElementId(ngsolve.VOL, int(e))), np.int64)
         for e in np.unique(cells)]))
@@ -156,4 +182,5 @@ def _scipy(matrix: Any, free: np.ndarray) -> sp.csr_matrix:
 
 
 __all__ = ["LOAD_BONUS", "HCurlCavityOperators", "hcurl_cavity_operators",
-           "hcurl_cavity_system", "hcurl_dipole_load", "hcurl_observation_matrix", "load_intorder"]
+           "hcurl_cavity_system", "hcurl_dipole_load", "hcurl_observation_matrix",
+           "hcurl_evaluation_matrix", "load_intorder"]

@@ -101,7 +101,7 @@ def test_cavity_eigenvalue_converges_at_twice_the_curl_rate(order, levels):
 
 def test_order_5_is_a_time_domain_order_only():
     """The registry: static solves keep orders 0–4, ngsolve's time domain adds 5 (named)."""
-    assert TIME_DOMAIN_ORDERS == (*FEM_ORDERS, 5) and FEM_ORDERS == (0, 1, 2, 3, 4)
+    assert TIME_DOMAIN_ORDERS == (*FEM_ORDERS, 5, 6) and FEM_ORDERS == (0, 1, 2, 3, 4)
     assert tuple(sorted(BACKENDS["ngsolve"].time_domain)) == TIME_DOMAIN_ORDERS
     assert BACKENDS["ngsolve"].orders == FEM_ORDERS
     assert ORDER_NAMES[5].name == "complete quintic" and ORDER_NAMES[5].curl_rate == 5
@@ -229,6 +229,34 @@ def test_the_batched_convolution_equals_the_per_signal_one(stride):
         convolve_subsampled_batch(h, c[:, :-1], stride if stride > 1 else 5)
 
 
+def test_snapshot_matrices_evaluate_the_field_in_each_tet(order2):
+    """``cell_centre_matrix`` is E_h at the barycentres; ``node_matrix`` the volume-weighted
+    average of each tet's own E_h at the node: the average of E_h at points moved a fraction
+    δ from each vertex towards its tet's centre approaches it at first order in δ (NGSolve's
+    point search cannot be asked for a vertex of a given tet; closer than δ ~ 1e-4 it picks a
+    neighbour, whose normal component differs)."""
+    from surrogate.fem.tet_geometry import node_average_matrix
+
+    ops, _ = order2
+    mesh = ops.mesh
+    values = np.random.default_rng(3).standard_normal(ops.n_free)
+    gf = ngsolve.GridFunction(ops.space)
+    gf.vec.FV().NumPy()[:] = ops.full(values)
+    corners = mesh.p[:, mesh.t].transpose(2, 1, 0)  # (n_cells, 4, 3)
+    centres = corners.mean(axis=1)
+    at_centres = np.array([gf(ops.space.mesh(*x)) for x in centres]).ravel()
+    scale = np.abs(at_centres).max()
+    np.testing.assert_allclose(ops.cell_centre_matrix() @ values, at_centres, rtol=0,
+                               atol=1e-12 * scale)
+    nodes = ops.node_matrix() @ values
+    mismatch = []
+    for delta in (2e-2, 1e-2):
+        inside = corners + delta * (centres[:, None, :] - corners)
+        near = np.array([gf(ops.space.mesh(*x)) for x in inside.reshape(-1, 3)])
+        mismatch.append(np.abs(nodes - (node_average_matrix(mesh) @ near).ravel()).max())
+    assert mismatch[1] < 0.02 * scale and 1.8 < mismatch[0] / mismatch[1] < 2.2
+
+
 def test_fields_vanish_on_the_walls(order2):
     ops, _ = order2
     full = ops.full(np.ones(ops.n_free))
@@ -237,13 +265,13 @@ def test_fields_vanish_on_the_walls(order2):
 
 
 @pytest.mark.parametrize("backend, order, message", [
-    ("ngsolve", 6, "orders"), ("skfem", 1, "orders"), ("skfem", 5, "orders"),
+    ("ngsolve", 7, "orders"), ("skfem", 1, "orders"), ("skfem", 5, "orders"),
     ("fenics", 0, "backend"), ("ngsolve", True, "orders")])
 def test_bad_backend_or_order_is_an_input_error(backend, order, message):
     with pytest.raises(InputError, match=message):
         cavity_system(CUBE.mesh(1), order, backend, CENTRE, 0.1, np.array([CENTRE]))
     if backend == "ngsolve":
-        with pytest.raises(InputError, match=r"orders \(0, 1, 2, 3, 4, 5\)"):
+        with pytest.raises(InputError, match=r"orders \(0, 1, 2, 3, 4, 5, 6\)"):
             hcurl_cavity_operators(CUBE.mesh(1), order)
 
 

@@ -5,8 +5,9 @@ For one sample of the unseen-signals set, every ``every``-th time step (and the 
 - ``probes.pvd`` + ``probes_<n>.vtu``: the probe points as a point cloud with point data
   ``E_true``, ``E_pred`` and ``E_error`` = E_pred − E_true (3-component vectors);
 - ``field.pvd`` + ``field_<n>.vtu``: the FEM field E_h of the same sample on the mesh
-  (:func:`surrogate.datasets.sequence.maxwell_td.sample_snapshots`), point data ``E`` (projected to
-  the nodes, :func:`surrogate.fem.vtk.n0_at_nodes`) and cell data ``E`` (at the barycentres).
+  (:func:`surrogate.datasets.sequence.td_snapshots.sample_snapshots`, any backend and order),
+  point data ``E`` (projected to the nodes: the volume-weighted average of the tets' values)
+  and cell data ``E`` (at the barycentres).
 
 ``timestep`` in both collections is the physical time t_n = n·Δt; ``<n>`` the step index.
 """
@@ -34,9 +35,6 @@ def check_vtk(plan: Any, run: Any, sample: int) -> None:
     if plan.kind not in SPATIAL_RECIPES or plan.recipe is None:
         raise InputError(f"--vtk needs a spatial field; {plan.kind or 'this'!r} sequences have "
                          f"none (only {', '.join(SPATIAL_RECIPES)} data)")
-    from surrogate.datasets.sequence.maxwell_td import check_snapshots
-
-    check_snapshots(plan.recipe)
     if "unseen-signals" not in plan.sets:
         raise InputError("--vtk shows a sample of the unseen-signals set; add --set "
                          "unseen-signals")
@@ -106,7 +104,7 @@ def write_field_series(vtk_dir: Path, snapshots: Any, steps: np.ndarray) -> dict
 def write_sequence_vtk(vtk_dir: Path, plan: Any, result: Any, sample: int,
                        every: int | None = None) -> dict[str, Any]:
     """Both collections for sequence ``sample`` of an evaluated unseen-signals set."""
-    from surrogate.datasets.sequence.maxwell_td import sample_snapshots
+    from surrogate.datasets.sequence.td_snapshots import sample_snapshots
 
     built = result.set
     steps_total = built.inputs.shape[1]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import surrogate.datasets.sequence.td_responses as td
+from surrogate.datasets.recipe_migration import N0_TD_SETTINGS
 from surrogate.datasets.sequence.maxwell_td import (
     MaxwellTDRecipe,
     build_setup,
@@ -15,7 +16,8 @@ from surrogate.datasets.sequence.maxwell_td import (
     simulate_samples,
 )
 
-TINY = {"level": 1, "n": 4, "steps": 12, "dt": 0.1, "probes": 2, "n_materials": 2, "seed": 2}
+TINY = {"level": 1, "n": 4, "steps": 12, "dt": 0.1, "probes": 2, "n_materials": 2, "seed": 2,
+        **N0_TD_SETTINGS}  # the fast N0 path
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import pytest
 from surrogate.core.errors import InputError
 from surrogate.core.metrics import relative_errors_per_sequence
 from surrogate.datasets import generate_dataset
+from surrogate.datasets.recipe_migration import N0_TD_SETTINGS, stored_recipe
 from surrogate.datasets.sequence.maxwell_td import MaxwellTDRecipe, build_setup, simulate_samples
 from surrogate.evaluation.sequence.measure import evaluate_sequence_run, prepare
 from surrogate.evaluation.sequence.options import SequenceEvaluationOptions
@@ -22,7 +23,8 @@ from surrogate.training.loop import fit
 pytestmark = pytest.mark.usefixtures("single_torch_thread")
 
 TINY = {"level": 1, "n": 8, "steps": 20, "dt": 0.1, "probes": 2, "n_materials": 2,
-        "signal": "pulse", "delay": [0.3, 1.0], "split": [0.5, 0.25, 0.25], "seed": 3}
+        "signal": "pulse", "delay": [0.3, 1.0], "split": [0.5, 0.25, 0.25], "seed": 3,
+        **N0_TD_SETTINGS}  # the fast N0 path
 LADDER = ("skfem:0:2:1", "skfem:0:1:2r")
 
 
@@ -138,8 +140,8 @@ def test_none_turns_the_verdict_off_and_a_missing_backend_is_a_note(verdict, mon
 def test_an_old_n0_recipe_without_the_fem_fields_still_gets_its_verdict(verdict):
     plan = prepare(verdict["run"], SequenceEvaluationOptions(
         sets=("unseen-signals",), fem_candidates=("skfem:0:2:1",)))
-    stored = {k: v for k, v in plan.dataset.recipe.items()
-              if k not in ("fem_backend", "fem_order", "substeps", "richardson")}
+    stored = stored_recipe({k: v for k, v in plan.dataset.recipe.items()  # as read_dataset
+                            if k not in ("fem_backend", "fem_order", "substeps", "richardson")})
     old = dataclasses.replace(plan, dataset=dataclasses.replace(plan.dataset, recipe=stored))
     from surrogate.evaluation.sequence.sets import recipe_of
 

@@ -16,9 +16,9 @@ from surrogate.datasets.sequence.lem_benchmark_recipes import AddingRecipe, Fitz
 from surrogate.datasets.sequence.maxwell_td import (
     MaxwellTDRecipe,
     build_setup,
-    sample_snapshots,
     simulate_samples,
 )
+from surrogate.datasets.sequence.td_snapshots import sample_snapshots
 from surrogate.datasets.writer import write_dataset
 from surrogate.evaluation.sequence.measure import evaluate_sequence_run, prepare
 from surrogate.evaluation.sequence.options import SequenceEvaluationOptions

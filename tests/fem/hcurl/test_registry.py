@@ -25,8 +25,8 @@ from surrogate.fem.problems import get_problem
 
 def test_one_naming_of_orders_ngsolves():
     """The toolkit's order is NGSolve's; the table lists kind and degree of the literature."""
-    assert [row.order for row in registry.ORDER_NAMES] == [0, 1, 2, 3, 4, 5]
-    assert registry.FEM_ORDERS == (0, 1, 2, 3, 4)  # order 5: time-domain operators only
+    assert [row.order for row in registry.ORDER_NAMES] == [0, 1, 2, 3, 4, 5, 6]
+    assert registry.FEM_ORDERS == (0, 1, 2, 3, 4)  # orders 5, 6: time-domain operators only
     assert all(row.order == row.ngsolve_order for row in registry.ORDER_NAMES)
     assert registry.order_name(0) == "N0" and registry.order_name(1) == "complete linear"
     assert registry.ORDER_NAMES[1].nedelec == "second kind, degree 1"

@@ -52,9 +52,9 @@ def test_the_toy_backend_is_checked_like_a_built_in_one(toy):
         register_backend(toy)
     with pytest.raises(InputError, match=r"\(7, 'best'\)"):
         register_backend(Backend("bad", {(7, "best"): print}))
-    with pytest.raises(InputError, match=r"time-domain orders must be of \(0, 1, 2, 3, 4, 5\)"
-                                         r", got \[6\]"):
-        register_backend(Backend("bad", {(0, "best"): print}, time_domain={5: print, 6: print}))
+    with pytest.raises(InputError, match=r"time-domain orders must be of \(0, 1, 2, 3, 4, 5, 6\)"
+                                         r", got \[7\]"):
+        register_backend(Backend("bad", {(0, "best"): print}, time_domain={6: print, 7: print}))
     with pytest.raises(InputError, match=r"\(5, 'best'\)"):  # order 5: time domain only
         register_backend(Backend("bad", {(5, "best"): print}))
 
