@@ -4,7 +4,7 @@ The FEM-heavy work of a :class:`~surrogate.datasets.sequence.maxwell_td.MaxwellT
 impulse-response run per material (a factorisation and ``steps · substeps`` back-substitutions;
 with Richardson a second at twice the substeps, :mod:`.td_responses`); each
 sample is then a cheap convolution of its own signal with its material's response. So the
-tasks sent to the executor are materials (:func:`material_response`, in the order the rows
+tasks sent to the executor are materials (:func:`worker_response`, in the order the rows
 first need them); this process convolves the rows, in sample order, as the responses arrive
 and hands them to the writer (:func:`surrogate.datasets.streaming.write_streamed`).
 
@@ -51,7 +51,7 @@ def cached_setup(recipe: MaxwellTDRecipe) -> MaxwellTDSetup:
     return build_setup(recipe)
 
 
-def material_response(recipe: MaxwellTDRecipe, material: int) -> np.ndarray:
+def worker_response(recipe: MaxwellTDRecipe, material: int) -> np.ndarray:
     """Impulse responses (Σ_r r·steps, 3·P) of material ``material`` at the probes (its FEM
     runs, stacked; :func:`~surrogate.datasets.sequence.td_responses.impulse_responses`)."""
     setup = cached_setup(recipe)
@@ -59,8 +59,8 @@ def material_response(recipe: MaxwellTDRecipe, material: int) -> np.ndarray:
 
 
 def material_responses(recipe: MaxwellTDRecipe, materials: Sequence[int]) -> list[np.ndarray]:
-    """:func:`material_response` of each material in ``materials`` (one executor task)."""
-    return [material_response(recipe, g) for g in materials]
+    """:func:`worker_response` of each material in ``materials`` (one executor task)."""
+    return [worker_response(recipe, g) for g in materials]
 
 
 def task_size(count: int, slots: int) -> int:
@@ -148,5 +148,5 @@ def stream_maxwell_td(recipe: MaxwellTDRecipe, executor: Executor | None = None,
     )
 
 
-__all__ = ["stream_maxwell_td", "material_response", "material_responses", "sample_rows",
+__all__ = ["stream_maxwell_td", "worker_response", "material_responses", "sample_rows",
            "cached_setup", "task_size"]

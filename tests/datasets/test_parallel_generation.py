@@ -122,8 +122,8 @@ def test_resume_after_a_crash_writes_the_same_file(serial, tmp_path, monkeypatch
         cached = f["cache"]["key"].shape[0] if "cache" in f else 0
     assert kept > 0 or cached > 0
     runs = []
-    monkeypatch.setattr(stream, "material_response",
-                        lambda recipe, g, run=stream.material_response: runs.append(g)
+    monkeypatch.setattr(stream, "worker_response",
+                        lambda recipe, g, run=stream.worker_response: runs.append(g)
                         or run(recipe, g))
     with open_executor(workers=1) as executor:
         generate_dataset(recipe, out, executor=executor, resume=True)
