@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -30,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from surrogate.core.atomic_files import write_atomic
 
 
 def run_substeps(recipe: Any) -> tuple[int, ...]:
@@ -105,7 +106,8 @@ def response_key(setup: Any, material: np.ndarray) -> str:
 
 class ResponseStore:
     """Material responses by :func:`response_key`: in memory, and in ``directory`` when
-    given (one ``<key>.npz`` each, written atomically: a temporary file, then ``os.replace``;
+    given (one ``<key>.npz`` each, written atomically by
+    :func:`~surrogate.core.atomic_files.write_atomic`;
     a file that cannot be read is recomputed with a warning and rewritten)."""
 
     def __init__(self, directory: str | os.PathLike | None = None) -> None:
@@ -141,16 +143,9 @@ class ResponseStore:
         path = self.path(key)
         if path is None:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(handle, "wb") as out:
-                np.savez(out, response=value.response, factorise_s=value.factorise_s,
-                         impulse_s=value.impulse_s)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, lambda out: np.savez(out, response=value.response,
+                                                factorise_s=value.factorise_s,
+                                                impulse_s=value.impulse_s))
 
 
 def material_response(setup: Any, material: np.ndarray,

@@ -3,6 +3,7 @@ memory and on disk, atomically; a corrupt file recomputed with a warning), and t
 targets of many signals equal to the per-signal ones."""
 
 import dataclasses
+import os
 
 import numpy as np
 import pytest
@@ -34,6 +35,9 @@ def test_the_store_round_trips_through_its_directory(setup, tmp_path, monkeypatc
     np.testing.assert_array_equal(first.response, td.impulse_responses(setup, material))
     files = list((tmp_path / "cache").iterdir())
     assert [f.name for f in files] == [f"{td.response_key(setup, material)}.npz"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert files[0].stat().st_mode & 0o777 == 0o666 & ~umask  # an ordinary file, not 0600
 
     def no_run(*args, **kwargs):
         raise AssertionError("recomputed a stored response")
