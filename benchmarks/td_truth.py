@@ -32,7 +32,7 @@ signals of the relative L² difference ‖y − y_ref‖ / ‖y_ref‖ (whole se
   (148k DOFs), Richardson of Δt = 0.025 and 0.0125 (``3:4:4r``), whose own distance to
   level 3 order 3 is 0.3 % and time error ~0.04 % (``one_finer`` of the cases around it).
 
-Measured (2 shared cores, 1 thread, 16 signals): N0 on level 3 (the recipe before issue 39)
+Measured (2 shared cores, 1 thread, 16 signals): N0 on level 3 (the recipe before 2026-11-28)
 is 41 % (62 % max) from the reference, N0 level 4 22 % (32 %). The recipe's default since
 then, ``2:5:4r`` (ngsolve order 5 on level 2, 31,848 DOFs, Richardson of Δt 0.025 and
 0.0125), is 0.13 % (0.25 %) from it; one step finer in each direction: Δt/2 (``2:5:8r``)

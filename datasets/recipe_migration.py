@@ -10,7 +10,7 @@ today's defaults (:func:`~surrogate.datasets.recipes.recipe_from_dict`).
 
 ``maxwell-td``: files before ``fem_backend``, ``fem_order``, ``substeps`` and ``richardson``
 were made with skfem's N0, one Newmark step per output step, no Richardson extrapolation
-(:data:`N0_TD_SETTINGS`); since issue 39 the defaults are ngsolve order 5, 2 substeps and
+(:data:`N0_TD_SETTINGS`); since 2026-11-28 the defaults are ngsolve order 5, 2 substeps and
 Richardson (``level`` was always stored).
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 N0_TD_SETTINGS: dict[str, Any] = {"fem_backend": "skfem", "fem_order": 0, "substeps": 1,
                                   "richardson": False}
-"""The ``maxwell-td`` recipe's N0 path: its defaults before issue 39 (fast; not converged)."""
+"""The ``maxwell-td`` recipe's N0 path: its defaults before 2026-11-28 (fast; not converged)."""
 
 LEGACY_FIELDS: dict[str, dict[str, Any]] = {"maxwell-td": N0_TD_SETTINGS}
 """Recipe kind -> {field: the value files written before the field existed were made with}."""

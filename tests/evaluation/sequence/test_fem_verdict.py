@@ -1,4 +1,4 @@
-"""The FEM verdict of a maxwell-td run (issue 39): per set the fastest FEM at the surrogate's
+"""The FEM verdict of a maxwell-td run: per set the fastest FEM at the surrogate's
 error and N* per query kind; for a known material the stored impulse response's convolution
 is faster ("never", in words); the data's own FEM has error 0; a ladder candidate's error is
 the one of its own simulation; bad ``--fem-candidates`` are one-line errors."""
