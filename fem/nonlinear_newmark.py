@@ -162,7 +162,10 @@ def nonlinear_run(stepper: NonlinearNewmarkStepper, load_vector: np.ndarray,
     fields[0], joule[0] = observe @ e, current @ e
     for n in range(steps):
         load = c[n] * b
-        result = stepper.step(e, v, load, current)
+        try:
+            result = stepper.step(e, v, load, current)
+        except SolverError as exc:
+            raise SolverError(f"step {n + 1} of {steps}: {exc}") from None
         if energy:
             work[n] = load @ (0.5 * (v + result.v))
             loss[n] = (result.current - current) @ (result.e - e) / stepper.dt
