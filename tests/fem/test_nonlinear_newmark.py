@@ -26,7 +26,7 @@ from surrogate.fem.time_domain_operators.nonlinear_conduction import (
 CUBE = get_domain("cube")
 VACUUM = Material(eps=1.0, mu=1.0, sigma=0.0)
 LAW = VaristorConductivity(sigma0=0.5, e0=0.3)
-SYSTEMS = [("ngsolve", 1), ("ngsolve", 2), ("skfem", 0)]
+SYSTEMS = [("ngsolve", 0), ("ngsolve", 1), ("ngsolve", 2), ("skfem", 0)]
 
 
 @cache
