@@ -31,6 +31,8 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "time_domain": ("Material", "CavityOperators", "cavity_operators", "dipole_load",
                     "NewmarkStepper", "newmark_run", "discrete_energy", "impulse_response",
                     "convolve_response", "step_loads"),
+    "nonlinear_newmark": ("NonlinearNewmarkStepper", "NewtonStep", "NonlinearRun",
+                          "nonlinear_run"),
     "probes": ("probe_points", "n0_evaluation_matrix", "n0_cell_centre_matrix",
                "n0_node_matrix"),
 })

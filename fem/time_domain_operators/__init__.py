@@ -3,8 +3,9 @@
 ``ngsolve_operators`` (NGSolve's HCurl of orders 0–6 on the toolkit's mesh: M, K, the dipole
 load, the probe matrix as scipy arrays) and ``cavity`` (:func:`cavity_system`: one entry point
 by (backend, order), skfem N0 kept as order 0; the impulse response on a finer time step
-observed on the recipe's grid, and its Richardson extrapolation in Δt). Names load on first
-use (PEP 562).
+observed on the recipe's grid, and its Richardson extrapolation in Δt) and
+``nonlinear_conduction`` (the varistor conductivity σ(|E|) of the nonlinear cavity: its form
+N(e) and Jacobian N'(e) on either backend's space). Names load on first use (PEP 562).
 """
 
 from surrogate.core.lazy_exports import lazy_exports
@@ -15,4 +16,6 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
                           "hcurl_observation_matrix", "load_intorder"),
     "cavity": ("CavitySystem", "cavity_system", "n0_cavity_system", "fine_step_loads",
                "convolve_subsampled", "convolve_subsampled_batch", "richardson_in_time"),
+    "nonlinear_conduction": ("VaristorConductivity", "conduction_operator", "NGSolveConduction",
+                             "N0Conduction"),
 })
