@@ -87,8 +87,8 @@ class FamilyEvaluationOptions:
     device: str = device_field()
     truth_level: int | None = setting(
         None, doc="Mesh level of the FEM truth (families without a closed form) that judges "
-        "every error (finer than the data's truth: its error is smaller); data with the fitted "
-        "truth are judged by it (no level).",
+        "every error (finer than the data's truth: its error is smaller). A run on data of the "
+        "fitted truth is judged by that fitted truth; --truth-level is an error there.",
         shown="the data's truth level")
 
     def __post_init__(self) -> None:

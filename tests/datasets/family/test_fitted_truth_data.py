@@ -1,4 +1,4 @@
-"""The ``inclusion`` data on the fitted truth (issue 41): the recipe's truth fields, old files
+"""The ``inclusion`` data on the fitted truth: the recipe's truth fields, old files
 as the level truth, the rows equal to ``fitted_truth(...).values_at``, workers = serial, and
 bad combinations as one-line InputErrors.
 
