@@ -34,13 +34,13 @@ def throughput(workers: int, level: int, problems: int, points: int, repeats: in
     from surrogate.datasets import MaxwellFamilyRecipe, generate_dataset, open_executor
 
     recipe = MaxwellFamilyRecipe(family="inclusion", problems=problems, points=points,
-                                 truth_level=level, seed=0)
+                                 truth_mesh="level", truth_level=level, seed=0)
     seconds = []
     with tempfile.TemporaryDirectory() as tmp:
         with open_executor(workers) as executor:  # warm-up (imports), not timed
-            generate_dataset(MaxwellFamilyRecipe(family="inclusion", problems=3, points=10,
-                                                 truth_level=1), Path(tmp) / "warm.h5",
-                             executor=executor)
+            warm = MaxwellFamilyRecipe(family="inclusion", problems=3, points=10,
+                                       truth_mesh="level", truth_level=1)
+            generate_dataset(warm, Path(tmp) / "warm.h5", executor=executor)
         for k in range(repeats):
             t0 = time.perf_counter()
             with open_executor(workers) as executor:

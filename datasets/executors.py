@@ -82,8 +82,21 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 
 def _start_method() -> str:
     """``fork`` on Linux (workers start at once with the modules loaded; the tasks use no
-    threads or locks of the parent), else the platform's default (``spawn`` on macOS)."""
-    return "fork" if sys.platform.startswith("linux") else multiprocessing.get_start_method()
+    threads or locks of the parent), ``forkserver`` there once netgen has meshed in this
+    process (its meshing leaves a thread, and a forked child's own meshing waits on it for
+    ever: the fitted truth meshes in every task), else the platform's default (``spawn`` on
+    macOS)."""
+    if not sys.platform.startswith("linux"):
+        return multiprocessing.get_start_method()
+    return "forkserver" if "netgen" in sys.modules and _native_threads() > 1 else "fork"
+
+
+def _native_threads() -> int:
+    """The threads of this process, Python's and native ones (Linux's /proc)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
 
 
 @contextlib.contextmanager

@@ -12,6 +12,10 @@ today's defaults (:func:`~surrogate.datasets.recipes.recipe_from_dict`).
 were made with skfem's N0, one Newmark step per output step, no Richardson extrapolation
 (:data:`N0_TD_SETTINGS`); since 2026-11-28 the defaults are ngsolve order 5, 2 substeps and
 Richardson (``level`` was always stored).
+
+``maxwell-family``: files before ``truth_mesh`` and ``truth_maxh`` had the level truth (the
+skfem solve of their stored ``truth_fem_order`` on their ``truth_level``,
+:data:`LEVEL_TRUTH_SETTINGS`); since 2026-11-28 ``inclusion`` defaults to the fitted truth.
 """
 
 from __future__ import annotations
@@ -22,7 +26,11 @@ N0_TD_SETTINGS: dict[str, Any] = {"fem_backend": "skfem", "fem_order": 0, "subst
                                   "richardson": False}
 """The ``maxwell-td`` recipe's N0 path: its defaults before 2026-11-28 (fast; not converged)."""
 
-LEGACY_FIELDS: dict[str, dict[str, Any]] = {"maxwell-td": N0_TD_SETTINGS}
+LEVEL_TRUTH_SETTINGS: dict[str, Any] = {"truth_mesh": "level", "truth_maxh": None}
+"""The ``maxwell-family`` recipe's truth before 2026-11-28: the level truth (no fitted mesh)."""
+
+LEGACY_FIELDS: dict[str, dict[str, Any]] = {"maxwell-td": N0_TD_SETTINGS,
+                                            "maxwell-family": LEVEL_TRUTH_SETTINGS}
 """Recipe kind -> {field: the value files written before the field existed were made with}."""
 
 
@@ -35,4 +43,4 @@ def stored_recipe(recipe: Any) -> Any:
     return {**recipe, **{k: v for k, v in legacy.items() if k not in recipe}}
 
 
-__all__ = ["LEGACY_FIELDS", "N0_TD_SETTINGS", "stored_recipe"]
+__all__ = ["LEGACY_FIELDS", "LEVEL_TRUTH_SETTINGS", "N0_TD_SETTINGS", "stored_recipe"]

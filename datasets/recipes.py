@@ -70,10 +70,13 @@ class MaxwellFamilyRecipe:
     """Samples of a problem family: ``problems`` draws μ × ``points`` points each, split by problem.
 
     ``box`` (p pairs [low, high]; None: the family's box) is the parameter box sampled with
-    ``sampler`` (sobol|lhs); ``truth_level``/``truth_fem_order`` are the level and the order
-    (the toolkit's naming: 0 = N0, 1 = complete linear) of the FEM truth of a family without a
-    closed form
-    (:func:`surrogate.fem.families.fem_truth`); ``n_volume``/``n_boundary`` the sensor counts.
+    ``sampler`` (sobol|lhs); ``truth_mesh`` says which FEM truth a family without a closed
+    form uses (:class:`surrogate.fem.families.truth.TruthSpec`): "level", the skfem solve of
+    ``truth_fem_order`` (0 = N0, 1 = complete linear) on ``truth_level``, or "fitted"
+    (``inclusion`` only, its default), the NGSolve solve of ``truth_fem_order`` on the
+    member's mesh fitted to its ball with tets ≤ ``truth_maxh``. None fields take the
+    defaults of the resolved truth (stored resolved); ``n_volume``/``n_boundary`` the
+    sensor counts.
     """
 
     family: str = setting("radial", doc="Problem family (surrogate.fem.families): with a "
@@ -85,12 +88,21 @@ class MaxwellFamilyRecipe:
     split: tuple[float, float, float] = setting(
         (0.8, 0.1, 0.1), doc="train,val,test fractions of the problems (a problem's rows stay "
         "in one split).")
-    truth_level: int = setting(3, doc="Mesh level of the FEM truth (families without a closed "
-                               "form).")
-    truth_fem_order: int = setting(1, doc="Order of the FEM truth's mixed solve (docs/cli.md's "
-                                   "naming): 1 (complete linear; on level 3 more accurate and "
-                                   "cheaper than N0 on level 4) or 0 (N0, the truth of files "
-                                   "without a recorded order).")
+    truth_mesh: str | None = setting(
+        None, doc="Mesh of the FEM truth (families without a closed form): 'level' (the "
+        "training domain's level mesh, skfem) or 'fitted' (inclusion only: each member meshed "
+        "to fit its ball and curved, NGSolve; order 3 on maxh 0.25 is within 0.11-0.16 % of "
+        "order 4 on maxh 0.18, benchmarks/inclusion_fitted.py).",
+        choices=("level", "fitted"), shown="fitted for inclusion, else level")
+    truth_level: int | None = setting(None, doc="Mesh level of the level FEM truth.",
+                                      shown="3 (level truth)")
+    truth_fem_order: int | None = setting(
+        None, doc="Order of the FEM truth's mixed solve (docs/cli.md's naming). Level truth: 1 "
+        "(complete linear; on level 3 more accurate and cheaper than N0 on level 4) or 0 (N0, "
+        "the truth of files without a recorded order); fitted truth: 0-4.",
+        shown="3 (fitted), 1 (level)")
+    truth_maxh: float | None = setting(
+        None, doc="Largest tet size of the fitted FEM truth's mesh.", shown="0.25 (fitted)")
     n_volume: int = setting(48, doc="Sensor points inside the training domain (f and φ).")
     n_boundary: int = setting(16, doc="Sensor points on its boundary (u × n).")
     box: tuple[tuple[float, float], ...] | None = setting(
@@ -101,20 +113,15 @@ class MaxwellFamilyRecipe:
     def __post_init__(self) -> None:
         from surrogate.fem.families.family import SAMPLERS, check_box
         from surrogate.fem.families.registry import get_family
-        from surrogate.fem.families.truth import check_truth_order
 
         family = get_family(self.family)
         object.__setattr__(self, "split", parse_split(self.split))
-        for key, minimum in (("problems", 1), ("points", 1), ("seed", 0), ("truth_level", 1),
-                             ("n_volume", 1), ("n_boundary", 1)):
+        for key, minimum in (("problems", 1), ("points", 1), ("seed", 0), ("n_volume", 1),
+                             ("n_boundary", 1)):
             object.__setattr__(self, key, _number(key, getattr(self, key), int, minimum))
         if self.problems < 3:
             raise InputError(f"need at least 3 problems (one per split), got {self.problems}")
-        try:
-            check_truth_order(self.truth_fem_order)
-        except InputError:
-            raise InputError(f"recipe truth_fem_order={self.truth_fem_order!r}: expected 0 (N0) "
-                             "or 1 (complete linear)") from None
+        self._resolve_truth()
         if self.sampler not in SAMPLERS:
             raise InputError(f"unknown sampler {self.sampler!r}; choose one of: "
                              f"{', '.join(SAMPLERS)}")
@@ -129,6 +136,56 @@ class MaxwellFamilyRecipe:
             object.__setattr__(self, "box", tuple((float(lo), float(hi)) for lo, hi in box))
         if self.dtype not in DTYPES:
             raise InputError(f"unknown dtype {self.dtype!r}; choose one of: {', '.join(DTYPES)}")
+
+    def _resolve_truth(self) -> None:
+        """Fill the truth fields (None: the defaults of the family's truth) and check them."""
+        from surrogate.fem.families.truth import (
+            FITTED_FAMILIES,
+            FITTED_TRUTH_MAXH,
+            FITTED_TRUTH_ORDER,
+            TRUTH_LEVEL,
+            TRUTH_ORDER,
+            check_truth_order,
+            check_truth_spec,
+        )
+        from surrogate.fem.hcurl.registry import check_order
+
+        mesh = self.truth_mesh
+        if mesh is None:
+            mesh = "fitted" if self.family in FITTED_FAMILIES else "level"
+        fitted = mesh == "fitted"
+        order = self.truth_fem_order
+        if order is None:
+            order = FITTED_TRUTH_ORDER if fitted else TRUTH_ORDER
+        try:
+            check_order(order, "ngsolve") if fitted else check_truth_order(order)
+        except InputError:
+            expected = "an NGSolve order 0-4 (fitted truth)" if fitted else \
+                "0 (N0) or 1 (complete linear)"
+            raise InputError(f"recipe truth_fem_order={order!r}: expected {expected}") from None
+        level = self.truth_level
+        if level is None and not fitted:
+            level = TRUTH_LEVEL
+        if level is not None:
+            level = _number("truth_level", level, int, 1)
+        maxh = self.truth_maxh
+        if maxh is None and fitted:
+            maxh = FITTED_TRUTH_MAXH
+        if maxh is not None:
+            maxh = _number("truth_maxh", maxh, float, 0.0)
+        spec = check_truth_spec(self.family, mesh, order, level, maxh)
+        for key, value in (("truth_mesh", spec.mesh), ("truth_level", spec.level),
+                           ("truth_fem_order", spec.order), ("truth_maxh", spec.maxh)):
+            object.__setattr__(self, key, value)
+
+    @property
+    def truth(self):
+        """The FEM truth of a family without a closed form
+        (:class:`~surrogate.fem.families.truth.TruthSpec`)."""
+        from surrogate.fem.families.truth import TruthSpec
+
+        return TruthSpec(self.truth_fem_order, self.truth_level, self.truth_mesh,
+                         self.truth_maxh)
 
     def estimated_bytes(self) -> int:
         """Rough file size: rows × (7 inputs + 3 targets + split + problem id), sensors, header."""

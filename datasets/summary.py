@@ -40,7 +40,30 @@ def dataset_summary(path: str | os.PathLike, *, verify_hash: bool = True) -> dic
         "classes": ds.attrs.get("classes"),
         "readout": ds.readout if ds.kind == "sequence" else None,
         "created": ds.attrs.get("created"), "package_version": ds.attrs.get("package_version"),
+        "truth": family_truth(ds),
     }
+
+
+def family_truth(ds: Any) -> dict[str, Any] | None:
+    """A family file's truth: ``{"kind": "exact"}`` or the FEM truth's backend, order, mesh
+    (level, or fitted maxh and curve order) and description (files before the description:
+    built from the level and order they record); None for other datasets."""
+    family = ds.family
+    if family is None:
+        return None
+    if family.truth == "exact":
+        return {"kind": "exact", "description": "closed-form solution"}
+    from surrogate.fem.families.truth import truth_description
+
+    fitted = family.truth_mesh == "fitted"
+    order = family.truth_fem_order if family.truth_fem_order is not None else 0  # unrecorded: N0
+    description = family.truth_description
+    if description is None and family.truth_level is not None:
+        description = truth_description(order, family.truth_level, ds.domain)
+    mesh = {"maxh": family.truth_maxh, "curve_order": family.truth_curve_order} if fitted \
+        else {"level": family.truth_level}
+    return {"kind": "fem", "backend": "ngsolve" if fitted else "skfem", "order": order,
+            "mesh": family.truth_mesh, **mesh, "description": description}
 
 
 __all__ = ["dataset_summary"]

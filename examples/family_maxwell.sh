@@ -23,7 +23,8 @@
 #
 # Usage:   examples/family_maxwell.sh [OUT_DIR]            (default: family_maxwell)
 # Options (environment): PROBLEMS (default 320), POINTS (default 2000), INCL_PROBLEMS (default
-#          PROBLEMS), TRUTH_LEVEL (inclusion's FEM truth, default 3), TRUTH_ORDER (its
+#          PROBLEMS), TRUTH_LEVEL (inclusion's level FEM truth, --truth-mesh level: the
+#          results this script documents; default 3), TRUTH_ORDER (its
 #          order, docs/cli.md's naming: 1 = complete linear, 0 = N0; default 1), EVAL_TRUTH_LEVEL (level
 #          of the complete-linear truth that judges the inclusion errors, default TRUTH_LEVEL + 1,
 #          ≈ 17 s a problem), EPOCHS_PARAMS (default 40), BATCH_PARAMS (default 1024: the
@@ -81,7 +82,8 @@ for family in $FAMILIES; do
             --points "$POINTS" --seed "$SEED" -o "$OUT/data/radial.h5" --quiet
     else
         "$SURROGATE" gen-data maxwell-family --family "$family" --problems "$INCL_PROBLEMS" \
-            --points "$POINTS" --truth-level "$TRUTH_LEVEL" --truth-fem-order "$TRUTH_ORDER" \
+            --points "$POINTS" --truth-mesh level --truth-level "$TRUTH_LEVEL" \
+            --truth-fem-order "$TRUTH_ORDER" \
             --workers "$WORKERS" --seed "$SEED" -o "$OUT/data/$family.h5" --quiet
     fi
 done

@@ -89,6 +89,10 @@ def _print_dataset_summary(summary: dict[str, Any]) -> None:
             lines.append(f"  {name:>6}  {low: .6g} / {mean: .6g} / {high: .6g}")
     lines.append(f"hash    {summary['content_hash']}")
     lines.append(f"recipe  {json.dumps(summary['recipe'], sort_keys=True)}")
+    if (truth := summary.get("truth")) is not None:
+        text, backend = str(truth.get("description")), truth.get("backend")
+        lines.append(f"truth   {text}" + (f" ({backend})" if backend and backend not in text
+                                           else ""))
     for line in lines:
         console.print(line, highlight=False, soft_wrap=True)
 

@@ -40,8 +40,10 @@ def gen_maxwell_family(
     """Sample a family of static Maxwell problems into a pointwise dataset (+ <out>.json).
 
     Problem i: parameters μ_i in the family's box; rows (x, f(x), φ(x)) -> u(x) at --points
-    points of the training domain (the cylinder); u exact (radial) or the mixed solve of
-    order --truth-fem-order at --truth-level (inclusion). Per problem the file stores μ and the
+    points of the training domain (the cylinder); u exact (radial) or the FEM truth
+    (inclusion): by default the order-3 mixed solve on the member's mesh fitted to its ball
+    (--truth-maxh 0.25, curved, NGSolve), with --truth-mesh level the one of order
+    --truth-fem-order on --truth-level. Per problem the file stores μ and the
     sensor values (f, φ at fixed points inside, u × n on the wall); splits are by problem
     (datasets/FORMAT.md v2).
     A box other than the family's is set in a --recipe TOML file: box = [[lo, hi], ...].

@@ -38,6 +38,10 @@ class FamilyData:
     problem_splits: dict[str, np.ndarray]
     truth_level: int | None = None
     truth_fem_order: int | None = None  # toolkit naming; None: unrecorded (the truth is N0)
+    truth_mesh: str | None = None  # "level" (also files without it) or "fitted"; None: exact
+    truth_maxh: float | None = None  # the fitted truth's mesh size
+    truth_curve_order: int | None = None  # the fitted truth's degree of element maps
+    truth_description: str | None = None  # e.g. "complete cubic mixed solve (ngsolve) on ..."
 
     @property
     def n_problems(self) -> int:
@@ -118,7 +122,10 @@ def scan_family(f: h5py.File, attrs: dict[str, Any], n: int, row_splits: dict[st
                             f"'family/splits/{key}' (a family is split by problem)")
     if seen.max(initial=0) > 1:
         problems.append("a problem appears in two splits of 'family/splits'")
-    level, order = attrs.get("truth_level"), _truth_fem_order(attrs, problems)
+    mesh = _truth_mesh(attrs, truth, problems)
+    level, order = attrs.get("truth_level"), _truth_fem_order(attrs, problems, mesh)
+    fitted = _fitted_facts(attrs, problems) if mesh == "fitted" else {}
+    description = attrs.get("truth_description")
     return FamilyData(
         name=name, params=params, param_names=param_names, problem_id=pid.astype(np.int64),
         sensor_values=values, sensor_names=value_names,
@@ -127,20 +134,50 @@ def scan_family(f: h5py.File, attrs: dict[str, Any], n: int, row_splits: dict[st
         boundary_normals=arrays["sensors/boundary_normals"], box=arrays["box"], truth=truth,
         problem_splits={k: v.astype(np.int64) for k, v in splits.items()},
         truth_level=int(level) if isinstance(level, int | np.integer) else None,
-        truth_fem_order=order)
+        truth_fem_order=order, truth_mesh=mesh, **fitted,
+        truth_description=description if isinstance(description, str) else None)
 
 
-def _truth_fem_order(attrs, problems: list[str]) -> int | None:
-    """The truth's order in the toolkit's naming: ``truth_fem_order`` (0 = N0, 1 = complete
-    linear), or a file's legacy ``truth_order`` (1 = N0, 2 = complete linear; written before
-    the naming changed), or None (older files: their truth is N0)."""
-    for key, legal, shift in (("truth_fem_order", (0, 1), 0), ("truth_order", (1, 2), 1)):
+def _truth_mesh(attrs, truth: str, problems: list[str]) -> str | None:
+    """The FEM truth's mesh: ``truth_mesh`` ("level" or "fitted"; files without it: "level");
+    None for an exact truth."""
+    if truth != "fem":
+        return None
+    mesh = attrs.get("truth_mesh", "level")
+    if mesh not in ("level", "fitted"):
+        problems.append(f"family attribute 'truth_mesh' must be 'level' or 'fitted', got "
+                        f"{mesh!r}")
+        return None
+    return str(mesh)
+
+
+def _fitted_facts(attrs, problems: list[str]) -> dict[str, Any]:
+    """``truth_maxh`` (> 0) and ``truth_curve_order`` (1-4) of a fitted truth."""
+    maxh, curve = attrs.get("truth_maxh"), attrs.get("truth_curve_order")
+    ok_maxh = isinstance(maxh, float | np.floating) and np.isfinite(maxh) and maxh > 0
+    ok_curve = isinstance(curve, int | np.integer) and not isinstance(curve, bool) \
+        and 1 <= curve <= 4
+    if not (ok_maxh and ok_curve):
+        problems.append(f"a fitted truth needs attributes 'truth_maxh' > 0 and "
+                        f"'truth_curve_order' 1-4, got {maxh!r}, {curve!r}")
+        return {}
+    return {"truth_maxh": float(maxh), "truth_curve_order": int(curve)}
+
+
+def _truth_fem_order(attrs, problems: list[str], mesh: str | None = "level") -> int | None:
+    """The truth's order in the toolkit's naming: ``truth_fem_order`` (level truth: 0 = N0,
+    1 = complete linear; fitted: 0-4), or a file's legacy ``truth_order`` (1 = N0, 2 =
+    complete linear; written before the naming changed), or None (older files: their truth
+    is N0)."""
+    orders = (0, 1, 2, 3, 4) if mesh == "fitted" else (0, 1)
+    for key, legal, shift in (("truth_fem_order", orders, 0), ("truth_order", (1, 2), 1)):
         if key in attrs:
             value = attrs[key]
             if isinstance(value, bool) or not (isinstance(value, int | np.integer)
                                                and value in legal):
-                problems.append(f"family attribute {key!r} must be {legal[0]} or {legal[1]}, "
-                                f"got {value!r}")
+                choices = " or ".join(map(str, legal)) if len(legal) == 2 \
+                    else f"{legal[0]}-{legal[-1]}"
+                problems.append(f"family attribute {key!r} must be {choices}, got {value!r}")
                 return None
             return int(value) - shift
     return None

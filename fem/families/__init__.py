@@ -12,5 +12,5 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "family": ("Family", "SAMPLERS", "check_box", "widened"),
     "sensors": ("Sensors", "sensor_layout", "sensor_values", "sensor_names",
                 "recorded_sensors"),
-    "truth": ("fem_truth", "TRUTH_LEVEL", "TRUTH_ORDER"),
+    "truth": ("fem_truth", "TRUTH_LEVEL", "TRUTH_ORDER", "TruthSpec"),
 })

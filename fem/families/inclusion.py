@@ -4,7 +4,9 @@
 (contrast κ ∈ [1, 10]); f = A exp(−(d² + (x₃ − s₃)²)/(2σ²)) (−(x₂ − s₂), x₁ − s₁, 0)/σ with
 d the distance from the vertical axis through (s₁, s₂): an azimuthal field g(d, x₃) e_θ about
 that axis, so div f = 0 exactly. u × n = 0 on the cylinder's wall. No closed form: the truth
-is the complete-linear mixed solve on level 3 (:func:`surrogate.fem.families.truth.fem_truth`).
+is the order-3 mixed solve on the member's mesh fitted to its ball (maxh 0.25,
+:class:`surrogate.fem.families.truth.TruthSpec`; before 2026-11-28 the complete-linear solve
+on level 3, :func:`surrogate.fem.families.truth.fem_truth`).
 """
 
 from __future__ import annotations

@@ -12,11 +12,19 @@ complete-linear solve on level 4, 1 thread): N0 on levels 1–4 differs by ≈ 0
 0.088, complete linear on levels 2, 3 by ≈ 0.145, 0.034. The former truth, N0 on level 4
 (≈ 6 s), was only 2× below the N0 level 3 it judged; complete linear on level 3 (≈ 1.2 s) is
 ≈ 5× below it, cheaper and more accurate (benchmarks/inclusion_truth.py measures both).
+
+:class:`TruthSpec` says which truth a family's data uses: that level solve (``mesh``
+"level"), or for ``inclusion`` the NGSolve solve on the member's own mesh fitted to its ball
+and curved (``mesh`` "fitted", :func:`surrogate.fem.fitted.fitted_truth`): order 3 on maxh
+0.25 is within 0.11–0.16 % of order 4 on maxh 0.18 (3 problems, 5.8–14.3 s per problem
+with meshing, benchmarks/inclusion_fitted.py), where the level-3 truth is 3.7 % off.
 """
 
 from __future__ import annotations
 
 import functools
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +37,110 @@ TRUTH_BACKEND = "skfem"
 """The truth is solved by the toolkit's own elements (orders 0 and 1)."""
 TRUTH_LEVEL = 3
 """Default level of the truth solve (cylinder level 3: 9,216 tets, 23,872 complete-linear DOFs)."""
+
+
+TRUTH_MESHES = ("level", "fitted")
+"""The truth's mesh: the training domain's level mesh, or one fitted to the member (fem/fitted)."""
+FITTED_FAMILIES = ("inclusion",)
+"""Families whose members have a fitted geometry (the cylinder with the ball glued in)."""
+FITTED_TRUTH_ORDER = 3
+"""Default order of the fitted truth (NGSolve, the toolkit's naming: complete cubic)."""
+FITTED_TRUTH_MAXH = 0.25
+"""Default largest tet size of the fitted truth: with order 3 within 0.11–0.16 % of order 4
+on maxh 0.18 (benchmarks/inclusion_fitted.py)."""
+
+
+@dataclass(frozen=True)
+class TruthSpec:
+    """Which FEM truth: the skfem mixed solve of ``order`` on ``level`` of the training domain
+    (``mesh`` "level"), or the NGSolve one of ``order`` on the member's mesh fitted to its
+    interface with tets ≤ ``maxh``, curved to degree :attr:`curve_order` (``mesh``
+    "fitted")."""
+
+    order: int
+    level: int | None
+    mesh: str = "level"
+    maxh: float | None = None
+
+    @property
+    def fitted(self) -> bool:
+        """Whether the truth is solved on a mesh fitted to the member."""
+        return self.mesh == "fitted"
+
+    @property
+    def backend(self) -> str:
+        """"ngsolve" (fitted) or "skfem" (level)."""
+        return "ngsolve" if self.fitted else TRUTH_BACKEND
+
+    @property
+    def curve_order(self) -> int | None:
+        """Degree of the fitted mesh's element maps (None for the level truth)."""
+        from surrogate.fem.fitted.solve import default_curve_order
+
+        return default_curve_order(self.order) if self.fitted else None
+
+    def require(self) -> TruthSpec:
+        """Itself, once its backend is installed (one-line InputError naming the extra)."""
+        from surrogate.fem.hcurl.registry import check_backend
+
+        check_backend(self.backend)
+        return self
+
+    def solve(self, problem, domain_name: str = "cylinder"):
+        """The truth of ``problem`` on ``domain_name`` (fitted: the cylinder only): a solution
+        with ``values_at(points, outside=...)``."""
+        if not self.fitted:
+            return fem_truth(problem, domain_name, int(self.level), order=self.order)
+        if domain_name != "cylinder":
+            raise InputError(f"the fitted truth is solved on the cylinder only, not on "
+                             f"{domain_name!r}")
+        from surrogate.fem.fitted.solve import fitted_truth
+
+        return fitted_truth(problem, self.order, float(self.maxh))
+
+    def description(self, domain_name: str) -> str:
+        """E.g. "complete cubic mixed solve (ngsolve) on a mesh of cylinder fitted to the
+        member's interface (maxh 0.25, curved to degree 3)"; level: :func:`truth_description`."""
+        if not self.fitted:
+            return truth_description(self.order, int(self.level), domain_name)
+        from surrogate.fem.hcurl.registry import order_name
+
+        return (f"{order_name(self.order)} mixed solve (ngsolve) on a mesh of {domain_name} "
+                f"fitted to the member's interface (maxh {self.maxh:g}, curved to degree "
+                f"{self.curve_order})")
+
+    def attrs(self, domain_name: str) -> dict[str, Any]:
+        """The file attributes that record it (datasets/FORMAT.md): backend, order, mesh and
+        its level or (maxh, curve order), and the description."""
+        mesh = {"truth_maxh": float(self.maxh), "truth_curve_order": int(self.curve_order)} \
+            if self.fitted else {"truth_level": int(self.level)}
+        return {"truth_mesh": self.mesh, "truth_backend": self.backend,
+                "truth_fem_order": int(self.order), **mesh,
+                "truth_description": self.description(domain_name)}
+
+
+def check_truth_spec(family_name: str, mesh: str, order: Any, level: Any, maxh: Any
+                     ) -> TruthSpec:
+    """The truth of ``mesh`` checked: level with order 0/1 and level ≥ 1 and no maxh; fitted
+    only for :data:`FITTED_FAMILIES`, with an NGSolve order, maxh > 0 and no level."""
+    from surrogate.fem.hcurl.registry import check_order
+
+    if mesh not in TRUTH_MESHES:
+        raise InputError(f"unknown truth mesh {mesh!r}; choose one of: {', '.join(TRUTH_MESHES)}")
+    if mesh == "level":
+        if maxh is not None:
+            raise InputError("truth_maxh applies to truth_mesh 'fitted' only; the level truth "
+                             "takes truth_level")
+        return TruthSpec(check_truth_order(order), int(level))
+    if family_name not in FITTED_FAMILIES:
+        raise InputError(f"family {family_name!r} has no fitted geometry: truth_mesh 'fitted' "
+                         f"exists for {', '.join(FITTED_FAMILIES)} only")
+    if level is not None:
+        raise InputError("truth_level applies to truth_mesh 'level' only; the fitted truth "
+                         "takes truth_maxh")
+    if isinstance(maxh, bool) or not isinstance(maxh, int | float) or not 0 < maxh < math.inf:
+        raise InputError(f"truth_maxh must be a finite number > 0, got {maxh!r}")
+    return TruthSpec(check_order(order, "ngsolve"), None, "fitted", float(maxh))
 
 
 class ZeroWall:
@@ -99,5 +211,7 @@ def l2_difference(coarse, fine, intorder: int = 2) -> tuple[float, float]:
 
 
 __all__ = ["fem_truth", "truth_mesh", "truth_description", "check_truth_order",
+           "TruthSpec", "check_truth_spec", "TRUTH_MESHES", "FITTED_FAMILIES",
+           "FITTED_TRUTH_ORDER", "FITTED_TRUTH_MAXH",
            "l2_difference", "with_boundary_data", "ZeroWall", "TRUTH_LEVEL", "TRUTH_ORDER",
            "TRUTH_BACKEND"]

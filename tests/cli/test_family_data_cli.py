@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 from surrogate.cli.app import app
 
 runner = CliRunner()
-TINY = ["--family", "inclusion", "--problems", "4", "--points", "30", "--truth-level", "1",
-        "--seed", "2", "-q"]
+TINY = ["--family", "inclusion", "--problems", "4", "--points", "30", "--truth-mesh", "level",
+        "--truth-level", "1", "--seed", "2", "-q"]
 
 
 @pytest.fixture(autouse=True)
@@ -66,6 +66,11 @@ def test_workers_and_resume_write_the_serial_file(tmp_path, monkeypatch):
 @pytest.mark.parametrize("args, toml, message", [
     (["--problems", "2"], None, "need at least 3 problems"),
     (["--sampler", "grid"], None, "unknown sampler 'grid'"),
+    (["--truth-mesh", "fitted"], None, "family 'radial' has no fitted geometry"),
+    (["--family", "inclusion", "--truth-level", "2"], None,
+     "truth_level applies to truth_mesh 'level' only"),
+    (["--family", "inclusion", "--truth-mesh", "level", "--truth-maxh", "0.3"], None,
+     "truth_maxh applies to truth_mesh 'fitted' only"),
     ([], "box = [[2.0, 1.0], [0.5, 2], [0.5, 2], [0.5, 1.5], [-2, 2], [-1, 1]]\n",
      "parameter box is empty or inverted for k"),
     ([], "box = [[1.0, 1.0], [0.5, 2], [0.5, 2], [0.5, 1.5], [-2, 2], [-1, 1]]\n",

@@ -136,7 +136,7 @@ def test_draw_seed_draws_other_problems(family_runs, tmp_path):
 
 @pytest.mark.parametrize("case", ["problems0", "two_families", "beside_single", "fem_flag",
                                   "problems_on_single", "truth_level_exact",
-                                  "draw_seed_on_single"])
+                                  "draw_seed_on_single", "truth_level_fitted"])
 def test_bad_input_is_one_line_exit_2(family_runs, tmp_path, case):
     params = family_runs["params"]
     if case == "problems0":
@@ -149,6 +149,10 @@ def test_bad_input_is_one_line_exit_2(family_runs, tmp_path, case):
         args = [params, "--fem-method", "solve"]
     elif case == "truth_level_exact":  # radial has a closed form: no FEM truth to refine
         args = [params, "--truth-level", "4"]
+    elif case == "truth_level_fitted":  # data on the fitted truth: judged by it, no level
+        args = [_with_dataset(params, tmp_path / "fitted", family="inclusion",
+                              truth_fem_order=3, truth_mesh="fitted", truth_maxh=0.25),
+                "--truth-level", "4"]
     elif case == "draw_seed_on_single":
         args = [_with_dataset(params, tmp_path / "single", family=None), "--draw-seed", "3"]
     else:
@@ -157,3 +161,5 @@ def test_bad_input_is_one_line_exit_2(family_runs, tmp_path, case):
     assert result.exit_code == 2, result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
     assert not (tmp_path / "out").exists()
+    if case == "truth_level_fitted":
+        assert "--truth-level applies to a level truth" in result.output

@@ -3,15 +3,15 @@
 K parameter draws μ from the run's parameter box (``--extrapolate``: the box widened by 25 %
 of its width per side) with a seed the training data did not use. Each member is evaluated on
 the test domains (a family with a closed-form u: the cube by default, any built-in domain;
-a FEM-truth family: its training domain, u_ref = the fine solve ``fem_truth``) at every
-level: the relative L² error ‖u_ref − v‖/‖u_ref‖ by quadrature of each surrogate and of
-the Nédélec baselines (every (backend, order) of the FEM-method registry within
-``--fem-max-dofs``: best approximation where offered, mixed solve), over the whole
-domain, inside / outside the training domain and, with an interface, near / away from it
-(:mod:`surrogate.evaluation.family.fem`). The surrogate's time per query is measured for the
-whole field (network rows at the finest mesh's nodes + inference) and for u at the probe
-points; the distributions and the break-even counts are built by
-:mod:`surrogate.evaluation.family.summary`.
+a FEM-truth family: its training domain, u_ref = the data's FEM truth, level or fitted,
+:func:`truth_choice`) at every level: the relative L² error ‖u_ref − v‖/‖u_ref‖ by
+quadrature of each surrogate and of the Nédélec baselines (every (backend, order) of the
+FEM-method registry within ``--fem-max-dofs``: best approximation where offered, mixed
+solve), over the whole domain, inside / outside the training domain and, with an
+interface, near / away from it (:mod:`surrogate.evaluation.family.fem`). The surrogate's
+time per query is measured for the whole field (network rows at the finest mesh's nodes
++ inference) and for u at the probe points; the distributions and the break-even counts
+are built by :mod:`surrogate.evaluation.family.summary`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from surrogate.evaluation.family.fem import LevelRules, level_fem, relative_erro
 from surrogate.evaluation.family.options import FamilyEvaluationOptions
 from surrogate.evaluation.family.query_timing import QueryTimer, batch_params
 from surrogate.fem.families.family import Family, FamilyProblem
-from surrogate.fem.families.truth import truth_description
+from surrogate.fem.families.truth import TruthSpec
 
 ProgressCallback = Callable[[int, int, str], None]
 SEED_OFFSET = 1
@@ -155,20 +155,31 @@ def draw_problems(family: Any, runs: Sequence[Any], options: FamilyEvaluationOpt
 
 
 def truth_choice(run: Any, levels: Sequence[int], requested: int | None = None
-                 ) -> tuple[int, int]:
-    """(order, level) of the FEM truth (the toolkit's order naming): the run's recorded ones
-    (:func:`recorded_truth_order`; ``requested`` replaces the recorded level,
-    ``--truth-level``), the level raised so that the truth is a
-    better space than every evaluated level of the same order and N0 ones. Complete linear
-    on level L is more accurate than N0 on level L + 1 (inclusion, cylinder: 0.034 against
-    0.088, fem/families/truth.py), so level = max(recorded, max N0 level − 1); an N0
-    truth takes max(recorded, max level + 1). Complete-linear baselines run below a
-    complete-linear truth's level only (:func:`higher_order_levels`)."""
+                 ) -> TruthSpec:
+    """The FEM truth that judges the unseen problems (a :class:`TruthSpec`; the toolkit's
+    order naming).
+
+    A run whose data used the fitted truth (``truth_mesh`` "fitted") is judged by the same
+    fitted truth (its order and maxh); ``requested`` (``--truth-level``) is then an
+    InputError: a level truth would be less accurate than the data. A level truth: the
+    run's recorded order and level (:func:`recorded_truth_order`; ``requested`` replaces
+    the recorded level), the level raised so that the truth is a better space than every
+    evaluated level of the same order and N0 ones. Complete linear on level L is more
+    accurate than N0 on level L + 1 (inclusion, cylinder: 0.034 against 0.088,
+    fem/families/truth.py), so level = max(recorded, max N0 level − 1); an N0 truth takes
+    max(recorded, max level + 1). Complete-linear baselines run below a complete-linear
+    truth's level only (:func:`higher_order_levels`)."""
     from surrogate.fem.families import TRUTH_LEVEL
 
     order = recorded_truth_order(run)
+    if _recorded(run, "truth_mesh") == "fitted":
+        if requested is not None:
+            raise InputError("--truth-level applies to a level truth; this run's data used "
+                             "the fitted truth, which also judges its evaluation")
+        return TruthSpec(order, None, "fitted", float(_recorded(run, "truth_maxh")))
     recorded = int(requested or _recorded(run, "truth_level") or TRUTH_LEVEL)
-    return order, max(recorded, max(levels) - 1 if order >= 1 else max(levels) + 1)
+    return TruthSpec(order, max(recorded, max(levels) - 1 if order >= 1
+                                else max(levels) + 1))
 
 
 def recorded_truth_order(run: Any) -> int:
@@ -191,15 +202,15 @@ def fem_candidates(options: FamilyEvaluationOptions) -> list[Any]:
 
 
 def higher_order_levels(levels: Sequence[int], options: FamilyEvaluationOptions,
-                        truth: tuple[int, int] | None) -> list[int]:
-    """Levels of the baselines of order ≥ 1: ≤ ``higher_order_max_level``; with a FEM truth
-    only below a complete-linear truth's level (none against an N0 truth: it is less accurate
-    than them)."""
+                        truth: TruthSpec | None) -> list[int]:
+    """Levels of the baselines of order ≥ 1: ≤ ``higher_order_max_level``; with a level FEM
+    truth only below a complete-linear truth's level (none against an N0 truth: it is less
+    accurate than them); a fitted truth (≈ 0.2 %, order 3) judges them on every level."""
     if max(m.order for m in fem_candidates(options)) < 1:
         return []
     top = options.higher_order_max_level
-    if truth is not None:
-        top = min(top, truth[1] - 1) if truth[0] >= 1 else 0
+    if truth is not None and not truth.fitted:
+        top = min(top, truth.level - 1) if truth.order >= 1 else 0
     return [level for level in levels if level <= top]
 
 
@@ -260,7 +271,7 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
         notes.append(f"FEM candidates left out: {'; '.join(sorted(skipped))}")
     return FamilyEvaluation(
         family=family.name,
-        truth="exact" if truth is None else truth_description(*truth, family.training_domain),
+        truth="exact" if truth is None else truth.description(family.training_domain),
         options=options, params=params, draw=draw,
         runs={label: run_facts(run) for label, run in zip(labels, runs, strict=True)},
         problems=problems, notes=notes, inference_device=device_description(device),
@@ -268,7 +279,7 @@ def evaluate_family_runs(runs: Sequence[Any], family: Any, options: FamilyEvalua
 
 
 def _notes(family: Any, options: FamilyEvaluationOptions, levels: Sequence[int],
-           truth: tuple[int, int] | None) -> list[str]:
+           truth: TruthSpec | None) -> list[str]:
     from surrogate.fem.hcurl.registry import backends_note
 
     notes = ["FEM time per query = mesh → u_h (the backend's stages, mesh generation "
@@ -278,31 +289,27 @@ def _notes(family: Any, options: FamilyEvaluationOptions, levels: Sequence[int],
         notes.append(note)
     higher = higher_order_levels(levels, options, truth)
     top = max(m.order for m in fem_candidates(options))
-    if top >= 1 and truth is None:
+    if top >= 1 and (truth is None or truth.fitted):
         notes.append(f"Nédélec of order ≥ 1 runs on levels ≤ {options.higher_order_max_level}")
     elif top >= 1 and higher:
         notes.append(f"Nédélec of order ≥ 1 runs on levels ≤ {max(higher)} (below the "
                      "truth's level; u × n = 0 is exact boundary data for it)")
     elif top >= 1:
-        why = "an N0 truth cannot judge" if truth[0] == 0 else "no level below the truth for"
+        why = "an N0 truth cannot judge" if truth.order == 0 else "no level below the truth for"
         notes.append(f"family {family.name!r}: {why} the spaces of order ≥ 1: only N0 is "
                      "compared")
     if truth is not None:
-        notes.append(f"u_ref = the {truth_description(*truth, family.training_domain)}")
+        notes.append(f"u_ref = the {truth.description(family.training_domain)}")
     return notes
 
 
 def _problem_on_domain(problem: FamilyProblem, family: Family, domain: Any, training: Any,
                        levels: Sequence[int], geometries: dict[tuple[str, int, int], Any],
                        probe_points: np.ndarray, predictors: Sequence[FamilyPredictor],
-                       options: FamilyEvaluationOptions, truth: tuple[int, int] | None,
+                       options: FamilyEvaluationOptions, truth: TruthSpec | None,
                        skipped: set[str]) -> dict[str, Any]:
     """Level records of one problem on one domain, and the surrogates' query times."""
-    truth_solution = None
-    if truth is not None:
-        from surrogate.fem.families import fem_truth
-
-        truth_solution = fem_truth(problem, domain.name, truth[1], order=truth[0])
+    truth_solution = None if truth is None else truth.solve(problem, domain.name)
     higher = higher_order_levels(levels, options, truth)
     candidates = fem_candidates(options)
     out_levels, geometry = [], None
@@ -338,6 +345,8 @@ def load_family_runs(run_dirs: Sequence[Any], options: FamilyEvaluationOptions
         get_domain(domain)
     for run in runs:
         FamilyPredictor.from_run(str(run.path), run, None)
+    if not family.has_exact:  # e.g. --truth-level with a fitted-truth run, no NGSolve
+        truth_choice(runs[0], options.levels, options.truth_level).require()
     return runs, family, options
 
 

@@ -55,7 +55,8 @@ class FamilyEvaluationOptions:
     FEM solve unchanged.
     ``seed`` None: the training data's seed + 1 (a fresh quasi-random draw). ``truth_level``
     None: a FEM-truth family is judged on its data's truth level (raised where an evaluated
-    level needs it, :func:`surrogate.evaluation.family.measure.truth_choice`).
+    level needs it, :func:`surrogate.evaluation.family.measure.truth_choice`); data with the
+    fitted truth are judged by that fitted truth, and ``truth_level`` is an InputError there.
     """
 
     problems: int = setting(32, doc="Number K of unseen problems drawn from the training "
@@ -86,7 +87,8 @@ class FamilyEvaluationOptions:
     device: str = device_field()
     truth_level: int | None = setting(
         None, doc="Mesh level of the FEM truth (families without a closed form) that judges "
-        "every error (finer than the data's truth: its error is smaller).",
+        "every error (finer than the data's truth: its error is smaller). A run on data of the "
+        "fitted truth is judged by that fitted truth; --truth-level is an error there.",
         shown="the data's truth level")
 
     def __post_init__(self) -> None:

@@ -86,7 +86,7 @@ def test_version_1_files_still_read(small_file):
 @pytest.mark.parametrize("order", [1, 0])
 def test_inclusion_rows_are_the_fem_truth_at_the_points(tmp_path, order):
     recipe = MaxwellFamilyRecipe(family="inclusion", problems=3, points=40, seed=1,
-                                 truth_level=1, truth_fem_order=order)
+                                 truth_mesh="level", truth_level=1, truth_fem_order=order)
     path = tmp_path / "incl.h5"
     generate_dataset(recipe, path)
     with h5py.File(path, "r") as f:
@@ -163,5 +163,5 @@ def test_an_inclusion_dataset_is_bit_identical_to_earlier_releases(tmp_path, ord
     """Pinned content hashes (recorded before the mesh sampler and the checked LU solve became
     one function each in fem/): the same points in the truth mesh, the same FEM truth."""
     recipe = MaxwellFamilyRecipe(family="inclusion", problems=3, points=30, seed=1,
-                                 truth_level=1, truth_fem_order=order)
+                                 truth_mesh="level", truth_level=1, truth_fem_order=order)
     assert generate_dataset(recipe, tmp_path / "incl.h5")["content_hash"] == pinned

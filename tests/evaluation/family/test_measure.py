@@ -219,25 +219,30 @@ class ZeroRun(ScaledExact):
 
 def test_truth_choice_follows_the_recorded_order_and_level():
     from surrogate.evaluation.family.measure import higher_order_levels, truth_choice
+    from surrogate.fem.families.truth import TruthSpec as Level  # (order, level)
 
     run = SimpleNamespace
     new = run(dataset={"truth_fem_order": 1, "truth_level": 3})
-    assert truth_choice(new, [1, 2, 3]) == (1, 3)
-    assert truth_choice(new, [1, 2, 3, 4]) == (1, 3)  # N0 L4 judged by complete linear on L3
-    assert truth_choice(new, [1, 5]) == (1, 4)
+    assert truth_choice(new, [1, 2, 3]) == Level(1, 3)
+    assert truth_choice(new, [1, 2, 3, 4]) == Level(1, 3)  # N0 L4 judged by compl. linear L3
+    assert truth_choice(new, [1, 5]) == Level(1, 4)
     legacy = run(dataset={"truth_order": 2, "truth_level": 3})  # runs of the old naming
-    assert truth_choice(legacy, [1, 2, 3]) == (1, 3)
+    assert truth_choice(legacy, [1, 2, 3]) == Level(1, 3)
     old = run(dataset={"truth_level": 4, "recipe": {"truth_level": 4}})  # no order: N0 files
-    assert truth_choice(old, [1, 2, 3]) == (0, 4) and truth_choice(old, [4]) == (0, 5)
+    assert truth_choice(old, [1, 2, 3]) == Level(0, 4) and truth_choice(old, [4]) == Level(0, 5)
     in_recipe = run(dataset={"recipe": {"truth_level": 2, "truth_order": 2}})
-    assert truth_choice(in_recipe, [1, 2]) == (1, 2)
-    assert truth_choice(new, [1, 2, 3], 4) == (1, 4)  # --truth-level: a finer judge
-    assert truth_choice(new, [1, 2, 3, 4], 2) == (1, 3)  # never below what the levels need
+    assert truth_choice(in_recipe, [1, 2]) == Level(1, 2)
+    assert truth_choice(new, [1, 2, 3], 4) == Level(1, 4)  # --truth-level: a finer judge
+    assert truth_choice(new, [1, 2, 3, 4], 2) == Level(1, 3)  # never below what levels need
+    stored = run(dataset={"truth_fem_order": 1, "truth_level": 3,  # the reader's legacy fill
+                          "recipe": {"truth_mesh": "level", "truth_maxh": None}})
+    assert truth_choice(stored, [1, 2, 3]) == Level(1, 3)
     options = FamilyEvaluationOptions()
-    assert higher_order_levels([1, 2, 3], options, (1, 3)) == [1, 2]
-    assert higher_order_levels([1, 2, 3], options, (0, 4)) == []
+    assert higher_order_levels([1, 2, 3], options, Level(1, 3)) == [1, 2]
+    assert higher_order_levels([1, 2, 3], options, Level(0, 4)) == []
     assert higher_order_levels([1, 2, 3, 4], options, None) == [1, 2, 3]
-    assert higher_order_levels([1, 2], FamilyEvaluationOptions(fem_orders=(0,)), (1, 3)) == []
+    assert higher_order_levels([1, 2], FamilyEvaluationOptions(fem_orders=(0,)),
+                               Level(1, 3)) == []
 
 
 def test_inclusion_is_judged_by_its_complete_linear_truth_with_both_orders():
@@ -255,6 +260,50 @@ def test_inclusion_is_judged_by_its_complete_linear_truth_with_both_orders():
     assert n2 < 0.9 * n0 < 0.9
     assert solves["skfem:1"]["ndofs"] == 2 * solves["skfem:0"]["ndofs"]
     assert level["runs"]["zero"]["relative_error"] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_a_fitted_truth_run_is_judged_by_the_same_fitted_truth(monkeypatch):
+    """Data made with the fitted truth (order 1, maxh 0.6 here): the unseen problems'
+    reference is that fitted truth, solved once per problem, never the level truth; every
+    order is judged on every level; --truth-level is refused."""
+    pytest.importorskip("ngsolve")
+    from surrogate.evaluation.family.measure import higher_order_levels, truth_choice
+    from surrogate.fem.families import truth as truth_module
+    from surrogate.fem.families.truth import TruthSpec
+    from surrogate.fem.fitted import solve as fitted_module
+
+    recipe = {"seed": 3, "truth_mesh": "fitted", "truth_maxh": 0.6}
+    spec = truth_choice(SimpleNamespace(dataset={"truth_fem_order": 1, "recipe": recipe}),
+                        [1, 2, 3])
+    assert spec == TruthSpec(1, None, "fitted", 0.6) and spec.fitted
+    with pytest.raises(InputError, match="--truth-level applies to a level truth"):
+        truth_choice(SimpleNamespace(dataset={"truth_fem_order": 1, "recipe": recipe}), [1], 4)
+    assert higher_order_levels([1, 2, 3], FamilyEvaluationOptions(), spec) == [1, 2, 3]
+
+    calls, real = [], fitted_module.fitted_truth
+
+    def counted(problem, order, maxh, **kwargs):
+        calls.append((order, maxh))
+        return real(problem, order, maxh, **kwargs)
+
+    def no_level_truth(*args, **kwargs):
+        raise AssertionError("the level truth was solved")
+
+    monkeypatch.setattr(fitted_module, "fitted_truth", counted)
+    monkeypatch.setattr(truth_module, "fem_truth", no_level_truth)
+    family = get_family("inclusion")
+    run = ZeroRun(family, truth_fem_order=1, recipe=recipe)
+    options = FamilyEvaluationOptions(problems=2, levels=(1,), repeats=1, probes=5,
+                                      fem_backends=("skfem",))
+    evaluation = evaluate_family_runs([run], family, options, labels=["zero"])
+    assert calls == [(1, 0.6), (1, 0.6)]
+    assert evaluation.truth == spec.description("cylinder")
+    assert "fitted to the member's interface (maxh 0.6" in evaluation.truth
+    assert f"u_ref = the {evaluation.truth}" in evaluation.notes
+    for problem in evaluation.problems:
+        [level] = problem["domains"]["cylinder"]["levels"]
+        assert level["runs"]["zero"]["relative_error"] == pytest.approx(1.0, rel=1e-12)
+        assert set(level["fem"]["solve"]) == {"skfem:0", "skfem:1"}  # both orders on level 1
 
 
 def test_fem_per_method_takes_each_backends_fastest_level_at_each_problems_error():
