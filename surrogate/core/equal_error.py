@@ -20,7 +20,9 @@ COARSEST_NOTE = "fastest at the coarsest evaluated mesh: could be faster"
 class FemCandidate:
     """One FEM result: its order, mesh level, error, time (mesh → u_h) in seconds, DOFs,
     backend and method ("solve", "best", or a time-domain FEM's stepping, e.g. "Newmark
-    Δt/2 + Richardson", shown after the DOFs)."""
+    Δt/2 + Richardson", shown after the DOFs). ``mesh``: a mesh other than the domain's
+    levels, e.g. "fitted maxh 0.35" (a mesh fitted to the member, meshing in ``seconds``);
+    it replaces the level in the label and never counts as the coarsest level."""
 
     order: int
     level: int
@@ -29,14 +31,17 @@ class FemCandidate:
     dofs: int | None = None
     backend: str = "skfem"
     method: str = "solve"
+    mesh: str | None = None
 
     @property
     def label(self) -> str:
-        """E.g. ``"ngsolve order 2, level 1 (654 DOFs)"`` (the toolkit's order naming)."""
+        """E.g. ``"ngsolve order 2, level 1 (654 DOFs)"`` (the toolkit's order naming),
+        ``"ngsolve order 3, fitted maxh 0.35 (9120 DOFs)"``."""
         how = " best approximation" if self.method == "best" else ""
         dofs = "" if self.dofs is None else f" ({self.dofs} DOFs)"
         stepping = "" if self.method in ("solve", "best") else f", {self.method}"
-        return f"{self.backend} order {self.order}{how}, level {self.level}{dofs}{stepping}"
+        where = f"level {self.level}" if self.mesh is None else self.mesh
+        return f"{self.backend} order {self.order}{how}, {where}{dofs}{stepping}"
 
 
 def fastest_at_equal_error(candidates: Iterable[FemCandidate],
@@ -54,18 +59,19 @@ def fastest_fem(candidates: Iterable[FemCandidate], target_error: float) -> dict
     error, else the most accurate one (``lower_bound``: a FEM that matches takes at least its
     time). Returns ``{"fem": candidate dict with "label" | None, "lower_bound": bool,
     "at_coarsest_level": bool}``; ``at_coarsest_level``: the fastest sits on the coarsest
-    level any candidate was evaluated on (:data:`COARSEST_NOTE`)."""
+    level any level candidate was evaluated on (:data:`COARSEST_NOTE`; a candidate on
+    another ``mesh``, e.g. fitted, is never at the coarsest level)."""
     candidates = list(candidates)
     chosen = fastest_at_equal_error(candidates, target_error)
     lower_bound = chosen is None
     if lower_bound:
         finite = [c for c in candidates if math.isfinite(c.error)]
         chosen = min(finite, key=lambda c: (c.error, c.seconds)) if finite else None
-    coarsest = min((c.level for c in candidates), default=None)
+    coarsest = min((c.level for c in candidates if c.mesh is None), default=None)
     return {"fem": None if chosen is None else {**asdict(chosen), "label": chosen.label},
             "lower_bound": lower_bound,
             "at_coarsest_level": bool(chosen is not None and not lower_bound
-                                      and chosen.level == coarsest)}
+                                      and chosen.mesh is None and chosen.level == coarsest)}
 
 
 def equal_error_comparison(candidates: Iterable[FemCandidate], surrogate_error: float,

@@ -136,7 +136,8 @@ def test_draw_seed_draws_other_problems(family_runs, tmp_path):
 
 @pytest.mark.parametrize("case", ["problems0", "two_families", "beside_single", "fem_flag",
                                   "problems_on_single", "truth_level_exact",
-                                  "draw_seed_on_single", "truth_level_fitted"])
+                                  "draw_seed_on_single", "truth_level_fitted",
+                                  "fitted_maxh_on_radial", "fitted_maxh_bad"])
 def test_bad_input_is_one_line_exit_2(family_runs, tmp_path, case):
     params = family_runs["params"]
     if case == "problems0":
@@ -153,6 +154,10 @@ def test_bad_input_is_one_line_exit_2(family_runs, tmp_path, case):
         args = [_with_dataset(params, tmp_path / "fitted", family="inclusion",
                               truth_fem_order=3, truth_mesh="fitted", truth_maxh=0.25),
                 "--truth-level", "4"]
+    elif case == "fitted_maxh_on_radial":  # radial has no fitted geometry
+        args = [params, "--fem-fitted-maxh", "0.5"]
+    elif case == "fitted_maxh_bad":
+        args = [params, "--fem-fitted-maxh", "0.5,big"]
     elif case == "draw_seed_on_single":
         args = [_with_dataset(params, tmp_path / "single", family=None), "--draw-seed", "3"]
     else:
@@ -163,3 +168,5 @@ def test_bad_input_is_one_line_exit_2(family_runs, tmp_path, case):
     assert not (tmp_path / "out").exists()
     if case == "truth_level_fitted":
         assert "--truth-level applies to a level truth" in result.output
+    if case.startswith("fitted_maxh"):
+        assert "--fem-fitted-maxh" in result.output

@@ -84,19 +84,24 @@ def fem_per_method(candidates_per_problem: Sequence[Sequence[FemCandidate]],
     """Per FEM method (``"backend order k"``) the time of its fastest level at each problem's
     surrogate error: ``{"backend", "order", "seconds": distribution over the problems it
     reaches, "reached", "problems", "levels": the level chosen per problem (None: not
-    reached)}``. The strongest backend and order at equal error, method by method."""
-    methods = sorted({(c.backend, c.order) for cands in candidates_per_problem for c in cands})
+    reached; a fitted method's own key ``"... fitted"``: the mesh, e.g. "fitted maxh
+    0.35")}``. The strongest backend and order at equal error, method by method."""
+    def method(c: FemCandidate) -> tuple[str, int, bool]:
+        return c.backend, c.order, c.mesh is not None
+
+    methods = sorted({method(c) for cands in candidates_per_problem for c in cands})
     out: dict[str, dict[str, Any]] = {}
-    for backend, order in methods:
-        choices = [fastest_fem([c for c in cands if (c.backend, c.order) == (backend, order)],
+    for backend, order, fitted in methods:
+        choices = [fastest_fem([c for c in cands if method(c) == (backend, order, fitted)],
                                error)
                    for cands, error in zip(candidates_per_problem, surrogate_errors, strict=True)]
         reached = [c["fem"] for c in choices if c["fem"] is not None and not c["lower_bound"]]
-        out[f"{backend} order {order}"] = {
-            "backend": backend, "order": order,
+        where = "mesh" if fitted else "level"
+        out[f"{backend} order {order}" + (" fitted" if fitted else "")] = {
+            "backend": backend, "order": order, "fitted": fitted,
             "seconds": distribution([float(f["seconds"]) for f in reached]),
             "reached": len(reached), "problems": len(choices),
-            "levels": [None if c["fem"] is None or c["lower_bound"] else c["fem"]["level"]
+            "levels": [None if c["fem"] is None or c["lower_bound"] else c["fem"][where]
                        for c in choices]}
     return out
 

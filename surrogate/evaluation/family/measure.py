@@ -25,6 +25,7 @@ import numpy as np
 from surrogate.core.errors import InputError
 from surrogate.evaluation.devices import device_description, resolve_inference_device
 from surrogate.evaluation.family.fem import LevelRules, level_fem, relative_errors
+from surrogate.evaluation.family.fitted import fitted_fem
 from surrogate.evaluation.family.options import FamilyEvaluationOptions
 from surrogate.evaluation.family.query_timing import QueryTimer, batch_params
 from surrogate.fem.families.family import Family, FamilyProblem
@@ -89,7 +90,9 @@ class FamilyEvaluation:
     "surrogate_seconds": {label: {"field", "probes"}}}}}``; each level record has the mesh
     facts, ``"fem": {method: {"backend:order": errors + seconds + ndofs}}`` (registry
     :func:`~surrogate.fem.hcurl.registry.fem_key`) and ``"runs": {label:
-    errors}``. ``runs``: per label path, arch, inputs and the one-off seconds. ``batch``:
+    errors}``; a domain with fitted candidates also ``"fitted": {"ngsolve:k@maxh": errors +
+    seconds (meshing included) + mesh_seconds + ndofs}`` (:mod:`.fitted`). ``runs``: per
+    label path, arch, inputs and the one-off seconds. ``batch``:
     ``{"problems": B, "seconds": {domain: {label: per problem}}, "setup_seconds": {domain:
     {label: predictor set-up}}}`` (:mod:`surrogate.evaluation.family.query_timing`).
     """
@@ -285,6 +288,10 @@ def _notes(family: Any, options: FamilyEvaluationOptions, levels: Sequence[int],
     notes = ["FEM time per query = mesh → u_h (the backend's stages, mesh generation "
              "excluded); the probe query pays the same FEM time (the FEM solves the whole "
              "problem)"]
+    if options.fem_fitted_maxh:
+        notes.append("fitted candidates (ngsolve on each member's own mesh fitted to its "
+                     f"interface, maxh {', '.join(f'{h:g}' for h in options.fem_fitted_maxh)})"
+                     ": their time mesh → u_h includes the meshing and curving")
     if (note := backends_note(options.fem_backends)) is not None:
         notes.append(note)
     higher = higher_order_levels(levels, options, truth)
@@ -323,8 +330,11 @@ def _problem_on_domain(problem: FamilyProblem, family: Family, domain: Any, trai
             record["runs"][predictor.label] = relative_errors(
                 predictor(geometry.points, problem), ref, geometry.weights)
         out_levels.append(record)
-    return {"levels": out_levels, "field_nodes": int(geometry.nodes.shape[0]),
-            "n_probes": int(len(probe_points))}
+    out = {"levels": out_levels, "field_nodes": int(geometry.nodes.shape[0]),
+           "n_probes": int(len(probe_points))}
+    if options.fem_fitted_maxh and domain.name == str(family.training_domain):
+        out["fitted"] = fitted_fem(rules, options, skipped)  # judged on the finest level
+    return out
 
 
 def load_family_runs(run_dirs: Sequence[Any], options: FamilyEvaluationOptions

@@ -8,6 +8,7 @@ from typing import Any
 from surrogate.core.errors import InputError
 from surrogate.core.typed_config import setting
 from surrogate.evaluation.devices import DEVICE_CHOICES
+from surrogate.evaluation.family.fitted import check_maxh, parse_maxh_list, resolved_maxh
 from surrogate.evaluation.option_fields import (
     batch_size_field,
     device_field,
@@ -51,8 +52,10 @@ class FamilyEvaluationOptions:
     the orders of the FEM candidates (the toolkit's naming, docs/cli.md: 0 = N0, 1 = complete
     linear, ...; None: each backend's defaults) of every backend of ``fem_backends`` (None:
     every installed one); orders ≥ 1 run on levels ≤ ``higher_order_max_level``, and no
-    candidate above ``fem_max_dofs`` H(curl) DOFs runs. ``solver`` and ``rtol`` go to every
-    FEM solve unchanged.
+    candidate above ``fem_max_dofs`` H(curl) DOFs runs. ``fem_fitted_maxh``: the fitted
+    candidates' maxh (None: :data:`~surrogate.evaluation.family.fitted.FITTED_MAXH` for a
+    family with a fitted geometry, () for none; resolved per family). ``solver`` and
+    ``rtol`` go to every FEM solve unchanged.
     ``seed`` None: the training data's seed + 1 (a fresh quasi-random draw). ``truth_level``
     None: a FEM-truth family is judged on its data's truth level (raised where an evaluated
     level needs it, :func:`surrogate.evaluation.family.measure.truth_choice`); data with the
@@ -72,6 +75,12 @@ class FamilyEvaluationOptions:
     fem_orders: tuple[int, ...] | None = fem_orders_field()
     higher_order_max_level: int = setting(3, doc="Finest level of the FEM candidates of order ≥ 1.")
     fem_max_dofs: int = fem_max_dofs_field(32_000)
+    fem_fitted_maxh: tuple[float, ...] | None = setting(
+        None, doc="Largest tet sizes of the fitted FEM candidates (families with a fitted "
+        "geometry, inclusion: each member meshed to fit its ball, curved, solved by ngsolve at "
+        "the --fem-order orders, default 1,2,3; their time includes the meshing), "
+        "comma-separated; 'none': no fitted candidates.", parse=parse_maxh_list,
+        shown="0.5,0.35 for inclusion with ngsolve installed, else none")
     probes: int = setting(100, doc="Probe points of the probe-query timings.")
     query_batch: int = setting(1000, doc="Problems answered in one call by the batched-query "
                                "timing (break-even of the batch pattern).")
@@ -105,6 +114,8 @@ class FamilyEvaluationOptions:
         for backend in self.fem_backends or ():
             check_backend(backend)
         evaluation_methods(self.fem_backends, self.fem_orders)
+        if self.fem_fitted_maxh is not None:
+            check_maxh(tuple(self.fem_fitted_maxh))
         if self.fem_max_dofs < 1:
             raise InputError(f"--fem-max-dofs must be >= 1, got {self.fem_max_dofs}")
         if not 0 < self.rtol < 1:
@@ -144,12 +155,14 @@ class FamilyEvaluationOptions:
                 raise InputError(f"family {family.name!r} has no closed-form solution: it is "
                                  f"evaluated on its training domain {training!r} only")
         return replace(self, domains=tuple(dict.fromkeys(domains)),
-                       levels=tuple(sorted(set(levels))))
+                       levels=tuple(sorted(set(levels))),
+                       fem_fitted_maxh=resolved_maxh(family, self.fem_fitted_maxh,
+                                                     self.fem_backends))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary (tuples as lists) with the widening used."""
         out = asdict(self)
-        for key in ("domains", "levels", "fem_orders", "fem_backends"):
+        for key in ("domains", "levels", "fem_orders", "fem_backends", "fem_fitted_maxh"):
             out[key] = None if out[key] is None else list(out[key])
         out["widen"] = self.widen
         return out

@@ -18,6 +18,7 @@ from typing import Any
 
 from surrogate.core.equal_error import FemCandidate
 from surrogate.evaluation.family.economics import break_even_table, distribution
+from surrogate.evaluation.family.fitted import fitted_mesh_name
 from surrogate.fem.hcurl.registry import OWN_BACKEND, parse_fem_key
 
 REGIONS = ("relative_error", "inside", "outside", "near_interface", "away_from_interface")
@@ -101,10 +102,16 @@ def batch_seconds(batch: dict[str, Any] | None, domain: str, label: str) -> floa
     return ((batch or {}).get("seconds") or {}).get(domain, {}).get(label)
 
 
-def candidates(levels: list[dict[str, Any]]) -> list[FemCandidate]:
-    """The mixed solves of one problem (every backend, order and level) as equal-error
-    candidates (a record key without a backend, older ``evaluation.json``: the own one's)."""
-    out = []
+def candidates(levels: list[dict[str, Any]], fitted: dict[str, Any] | None = None
+               ) -> list[FemCandidate]:
+    """The mixed solves of one problem (every backend, order and level, and the ``fitted``
+    ones on meshes fitted to the member) as equal-error candidates (a record key without a
+    backend, older ``evaluation.json``: the own one's)."""
+    out = [FemCandidate(int(e["order"]), int(e["error_level"]),
+                        float("nan") if e.get("relative_error") is None
+                        else float(e["relative_error"]), float(e["seconds"]), int(e["ndofs"]),
+                        str(e["backend"]), mesh=fitted_mesh_name(e["maxh"]))
+           for e in (fitted or {}).values()]
     for record in levels:
         for key, entry in record["fem"].get("solve", {}).items():
             backend, order = parse_fem_key(key)
@@ -133,7 +140,8 @@ def break_even_queries(problems: list[dict[str, Any]], domains: list[str],
             if (per_batch := batch_seconds(batch, domain, label)) is not None:
                 queries["batch"] = [per_batch] * len(problems)
             out[label][domain] = break_even_table(
-                [candidates(levels) for levels in per_problem], errors, queries,
+                [candidates(p["domains"][domain]["levels"], p["domains"][domain].get("fitted"))
+                 for p in problems], errors, queries,
                 facts.get("generation_seconds"), facts.get("train_seconds"))
     return out
 

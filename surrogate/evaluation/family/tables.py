@@ -129,7 +129,8 @@ def fem_per_method_lines(label: str, methods: Mapping[str, Any]) -> list[str]:
 def _method_name(name: str, method: Mapping[str, Any]) -> str:
     """A FEM method's short label ("ng2") where the entry names its backend and order."""
     if "backend" in method and "order" in method:
-        return fem_short_label(str(method["backend"]), int(method["order"]))
+        fitted = " fitted" if method.get("fitted") else ""
+        return fem_short_label(str(method["backend"]), int(method["order"])) + fitted
     return name
 
 

@@ -72,6 +72,8 @@ def radial_summary():
 
 
 def test_scaled_exact_run_has_relative_error_eps_everywhere(radial_summary):
+    assert radial_summary["options"]["fem_fitted_maxh"] == []  # no fitted geometry
+    assert all("fitted" not in p["domains"]["cube"] for p in radial_summary["problems"])
     rows = [r for r in radial_summary["error_table"]["cube"] if r["kind"] == "surrogate"]
     assert len(rows) == 4  # two runs x two levels
     for row in rows:
@@ -324,3 +326,34 @@ def test_fem_per_method_takes_each_backends_fastest_level_at_each_problems_error
     assert quadratic["seconds"]["median"] == pytest.approx(0.011)
     line = fem_per_method_lines("fam", methods)[0]
     assert line.index("ng2 0.011 s (3/3)") < line.index("sk0 0.108 s (2/3)")  # short labels
+
+
+def test_fitted_candidates_are_timed_with_their_meshing_and_chosen_beside_the_levels():
+    """An inclusion run on fitted-truth data (order 2, maxh 0.6) with one fitted candidate
+    (order 1, maxh 0.6): its seconds include the meshing, its error is measured against the
+    same truth and at the same rule as the level candidates, the equal-error choice sees it."""
+    pytest.importorskip("ngsolve")
+    family = get_family("inclusion")
+    recipe = {"seed": 3, "truth_mesh": "fitted", "truth_maxh": 0.6}
+    run = ZeroRun(family, truth_fem_order=2, recipe=recipe)
+    options = FamilyEvaluationOptions(problems=1, levels=(1,), repeats=1, probes=5,
+                                      fem_backends=("skfem", "ngsolve"), fem_orders=(1,),
+                                      fem_fitted_maxh=(0.6,))
+    summary = evaluate_family_runs([run], family, options, labels=["zero"]).to_dict()
+    assert summary["options"]["fem_fitted_maxh"] == [0.6]
+    assert any("fitted candidates" in note and "meshing" in note for note in summary["notes"])
+    record = summary["problems"][0]["domains"]["cylinder"]
+    [(key, entry)] = record["fitted"].items()
+    assert key == "ngsolve:1@0.6" and entry["order"] == 1 and entry["curve_order"] == 2
+    assert 0 < entry["mesh_seconds"] < entry["seconds"]
+    # judged against the order-2 truth on the same mesh: small, but not zero
+    assert 1e-4 < entry["relative_error"] < 0.5
+    level_errors = record["levels"][0]["fem"]["solve"]
+    assert set(level_errors) == {"skfem:1", "ngsolve:1"}
+    assert entry["intorder"] == level_errors["ngsolve:1"]["intorder"]
+    table = summary["break_even_queries"]["zero"]["cylinder"]
+    assert table["fem_per_method"]["ngsolve order 1 fitted"]["levels"] == ["fitted maxh 0.6"]
+    # the surrogate's error is 1: every candidate reaches it, the fastest is chosen
+    fem = table["queries"]["field"]["median_problem"]["fem"]
+    seconds = [e["seconds"] for e in level_errors.values()] + [entry["seconds"]]
+    assert fem["seconds"] == pytest.approx(min(seconds))
