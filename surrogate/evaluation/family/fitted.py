@@ -96,6 +96,14 @@ def fitted_mesh_name(maxh: float) -> str:
     return f"fitted maxh {float(maxh):g}"
 
 
+def fitted_solver(requested: str) -> str:
+    """The solver of the fitted solves: the one asked for, but "auto" means "direct" (on the
+    fitted curved meshes the sparse direct solve is ≈ 3× faster than auto's MINRES-BDDC above
+    20k unknowns, :func:`~surrogate.fem.fitted.solve.fitted_truth`; a contender is timed at its
+    fastest)."""
+    return "direct" if requested == "auto" else requested
+
+
 def fitted_fem(rules: LevelRules, options: Any, skipped: set[str]) -> dict[str, dict[str, Any]]:
     """``{fitted_key: entry}`` of every fitted candidate (``options.fem_fitted_maxh`` ×
     :func:`fitted_orders`) of ``rules.problem``, errors on ``rules``' level (module
@@ -108,7 +116,7 @@ def fitted_fem(rules: LevelRules, options: Any, skipped: set[str]) -> dict[str, 
     for maxh in options.fem_fitted_maxh or ():
         for order in fitted_orders(options.fem_orders):
             def solve(order: int = order, maxh: float = maxh) -> Any:
-                return fitted_truth(problem, order, maxh, solver=options.solver)
+                return fitted_truth(problem, order, maxh, solver=fitted_solver(options.solver))
 
             try:
                 solution = solve()
@@ -131,5 +139,5 @@ def fitted_fem(rules: LevelRules, options: Any, skipped: set[str]) -> dict[str, 
 
 
 __all__ = ["FITTED_BACKEND", "FITTED_MAXH", "FITTED_ORDERS", "check_maxh", "fitted_fem",
-           "fitted_key", "fitted_mesh_name", "fitted_orders", "has_fitted_geometry",
-           "parse_maxh_list", "resolved_maxh"]
+           "fitted_key", "fitted_mesh_name", "fitted_orders", "fitted_solver",
+           "has_fitted_geometry", "parse_maxh_list", "resolved_maxh"]
