@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from surrogate.core.errors import InputError
 from surrogate.fem.domains import as_points
 from surrogate.fem.point_evaluation import containing_cells, point_locator
-from surrogate.fem.tet_geometry import node_average_matrix
+from surrogate.fem.tet_geometry import vector_node_average
 
 PROBE_MARGIN = 0.15  # fraction of the box side kept free next to each wall
 
@@ -86,8 +86,7 @@ def n0_node_matrix(basis) -> sp.csr_matrix:
     nodes = mesh.t.T.ravel()  # evaluation point 4 T + j is vertex j of tet T
     at_vertices = n0_evaluation_matrix(basis, mesh.p[:, nodes].T,
                                        np.repeat(np.arange(mesh.t.shape[1]), 4))
-    average = node_average_matrix(mesh)
-    return sp.csr_matrix(sp.kron(average, sp.eye(3), format="csr") @ at_vertices)
+    return vector_node_average(mesh, at_vertices)
 
 
 __all__ = ["halton_points", "probe_points", "n0_evaluation_matrix", "n0_cell_centre_matrix",

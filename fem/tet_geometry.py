@@ -39,6 +39,13 @@ def node_average_matrix(mesh) -> sp.csr_matrix:
     return sp.csr_matrix((weights, (nodes, np.arange(nodes.size))), shape=(n_nodes, nodes.size))
 
 
+def vector_node_average(mesh, at_vertices: sp.spmatrix) -> sp.csr_matrix:
+    """(3·n_nodes, n): :func:`node_average_matrix` applied to each component of a vector field
+    whose per-tet vertex values are ``at_vertices`` (3·4·n_cells, n), row 3 (4 T + j) + c."""
+    return sp.csr_matrix(sp.kron(node_average_matrix(mesh), sp.eye(3), format="csr")
+                         @ at_vertices)
+
+
 
 
 def edge_gauss_points(mesh, edges: np.ndarray | None = None
@@ -78,5 +85,6 @@ def cavity_vertices(tets: np.ndarray) -> list[np.ndarray]:
     return [np.unique(faces[label == piece]) for piece in range(count) if piece != outer]
 
 
-__all__ = ["tet_signed_volumes", "tet_volumes", "node_average_matrix", "edge_gauss_points",
+__all__ = ["tet_signed_volumes", "tet_volumes", "node_average_matrix", "vector_node_average",
+           "edge_gauss_points",
            "boundary_faces", "cavity_vertices"]

@@ -65,14 +65,13 @@ class HCurlCavityOperators(FreeDofs):
     def node_matrix(self) -> sp.csr_matrix:
         """(3·n_nodes, n_free): the volume-weighted average over the tets at each node of
         their E_h there (as skfem's N0 :func:`~surrogate.fem.probes.n0_node_matrix`)."""
-        from surrogate.fem.tet_geometry import node_average_matrix
+        from surrogate.fem.tet_geometry import vector_node_average
 
         n_cells = self.mesh.t.shape[1]
         corners = np.vstack([np.zeros((1, 3)), np.eye(3)])  # vertices 0–3 in vertices 1–3
         at_vertices = hcurl_evaluation_matrix(self, np.repeat(np.arange(n_cells), 4),
                                               np.tile(corners, (n_cells, 1)))
-        average = node_average_matrix(self.mesh)
-        return sp.csr_matrix(sp.kron(average, sp.eye(3), format="csr") @ at_vertices)
+        return vector_node_average(self.mesh, at_vertices)
 
 
 def hcurl_cavity_operators(mesh: Any, order: int) -> HCurlCavityOperators:
