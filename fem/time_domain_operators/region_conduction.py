@@ -98,6 +98,9 @@ class RegionConduction:
         self.weights = jacobian[:, None] * ref_weights[None, :]  # (n_cells, nq)
         values = _evaluation(ops, np.repeat(cells, nq), np.tile(ref_points, (cells.size, 1)))
         self.dofs, self.local, self.basis = _cell_tables(values, cells.size, nq)
+        self._flat = self.basis.reshape(cells.size, 3 * nq, -1)  # (n_cells, 3 nq, L)
+        size = self.m + 1
+        self._pair_index = (self.local[:, :, None] * size + self.local[:, None, :]).ravel()
 
     @property
     def m(self) -> int:
@@ -111,32 +114,27 @@ class RegionConduction:
 
     def region_apply(self, u: np.ndarray) -> np.ndarray:
         """N_v(u) (m,) of the region DOF values u = Pᵀ e (eq. 3v)."""
-        field, local = self._field(u)
+        field = self._field(u)  # (n_cells, nq, 3)
         sigma = self.law(np.sqrt(np.einsum("cqk,cqk->cq", field, field)))
-        flux = (self.weights * sigma)[..., None] * field  # (n_cells, nq, 3)
-        contributions = np.einsum("cqkl,cqk->cl", self.basis, flux)
+        flux = (self.weights * sigma)[..., None] * field
+        contributions = np.matmul(flux.reshape(len(flux), 1, -1), self._flat)[:, 0]
         return np.bincount(self.local.ravel(), contributions.ravel(), minlength=self.m + 1)[:-1]
 
     def region_jacobian(self, u: np.ndarray) -> np.ndarray:
         """N'_v(u) (m, m) dense symmetric (eq. 4v)."""
-        field, _ = self._field(u)
-        law = self.law
-        scale = (self.weights * law.sigma0)[..., None]  # (n_cells, nq, 1)
-        isotropic = scale * (1.0 + law.inverse_e0_squared
-                             * np.einsum("cqk,cqk->cq", field, field)[..., None])
-        weighted = isotropic[..., None] * self.basis  # (n_cells, nq, 3, L)
-        projection = np.einsum("cqk,cqkl->cql", field, self.basis)  # E_q · φ_l
-        n_cells, nq, _, n_local = self.basis.shape
-        blocks = np.matmul(self.basis.reshape(n_cells, 3 * nq, n_local).transpose(0, 2, 1),
-                           weighted.reshape(n_cells, 3 * nq, n_local))
+        field, law = self._field(u), self.law
+        scale = self.weights * law.sigma0  # (n_cells, nq)
+        isotropic = scale * (1.0 + law.inverse_e0_squared * np.einsum("cqk,cqk->cq", field,
+                                                                      field))
+        weighted = (isotropic[..., None, None] * self.basis).reshape(self._flat.shape)
+        blocks = np.matmul(self._flat.transpose(0, 2, 1), weighted)  # (n_cells, L, L)
         if law.inverse_e0_squared:
+            projection = np.matmul(field[:, :, None, :], self.basis)[:, :, 0]  # E_q · φ_l
             blocks += np.matmul(projection.transpose(0, 2, 1),
-                                (2.0 * law.inverse_e0_squared * scale) * projection)
-        out = np.zeros((self.m + 1, self.m + 1))
-        rows = np.broadcast_to(self.local[:, :, None], blocks.shape)
-        cols = np.broadcast_to(self.local[:, None, :], blocks.shape)
-        np.add.at(out, (rows.ravel(), cols.ravel()), blocks.ravel())
-        return out[:-1, :-1]
+                                (2.0 * law.inverse_e0_squared * scale)[..., None] * projection)
+        size = self.m + 1
+        flat = np.bincount(self._pair_index, blocks.ravel(), minlength=size * size)
+        return flat.reshape(size, size)[:-1, :-1]
 
     def apply(self, e: np.ndarray) -> np.ndarray:
         """N(e) (n_free,) of eq. (3v): zero off the region DOFs."""
@@ -156,12 +154,13 @@ class RegionConduction:
             raise InputError(f"a field of shape ({self.ops.n_free},) expected, got {e.shape}")
         return e[self.dofs]
 
-    def _field(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _field(self, u: np.ndarray) -> np.ndarray:
+        """E_h at the quadrature points, (n_cells, nq, 3)."""
         u = np.asarray(u, dtype=np.float64)
         if u.shape != (self.m,):
             raise InputError(f"region values of shape ({self.m},) expected, got {u.shape}")
-        padded = np.append(u, 0.0)
-        return np.einsum("cqkl,cl->cqk", self.basis, padded[self.local]), self.local
+        local = np.append(u, 0.0)[self.local]  # (n_cells, L)
+        return np.matmul(self._flat, local[..., None]).reshape(self.basis.shape[:3])
 
 
 def _evaluation(ops: Any, cells: np.ndarray, bary: np.ndarray) -> sp.csr_matrix:
