@@ -33,6 +33,7 @@ iterations × (region quadrature + m³/3).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -79,6 +80,15 @@ class SchurNewmarkStepper(NonlinearNewmarkStepper):
                               "definite") from None
         schur = sla.cho_solve(factor, np.eye(self.dofs.size))
         self.schur = 0.5 * (schur + schur.T)  # Σ = S⁻¹
+
+    def with_conduction(self, conduction: Any) -> SchurNewmarkStepper:
+        """This stepper (its factorisation, W and Σ) for another law on the same region
+        (``conduction.dofs`` equal to this one's; e.g. ``RegionConduction.with_law``)."""
+        if not np.array_equal(np.asarray(getattr(conduction, "dofs", ())), self.dofs):
+            raise InputError("with_conduction needs a conduction on the same region DOFs")
+        other = copy.copy(self)
+        other.conduction = conduction
+        return other
 
     def step(self, e: np.ndarray, v: np.ndarray, load: np.ndarray | float = 0.0,
              current: np.ndarray | None = None) -> NewtonStep:

@@ -26,6 +26,7 @@ exact to degree d (skfem's own rules above degree 4 are not: 1.5 % off at degree
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -101,6 +102,14 @@ class RegionConduction:
         self._flat = self.basis.reshape(cells.size, 3 * nq, -1)  # (n_cells, 3 nq, L)
         size = self.m + 1
         self._pair_index = (self.local[:, :, None] * size + self.local[:, None, :]).ravel()
+
+    def with_law(self, law: VaristorConductivity) -> RegionConduction:
+        """The same region and tabulation with another σ(|E|) (no re-tabulation)."""
+        if not isinstance(law, VaristorConductivity):
+            raise InputError(f"expected a VaristorConductivity, got {type(law).__name__}")
+        other = copy.copy(self)
+        other.law = law
+        return other
 
     @property
     def m(self) -> int:
