@@ -187,3 +187,21 @@ def test_bad_regions_and_conductions_are_input_errors():
         octant("ngsolve", 1).apply(np.zeros(3))
     with pytest.raises(InputError, match="region conduction"):
         SchurNewmarkStepper(ops, conduction_operator(ops, STRONG), VACUUM, 0.1)
+
+
+def test_another_law_reuses_the_tabulation_and_the_schur_complement():
+    """``with_law`` / ``with_conduction``: the same run as a stepper built for that law."""
+    sys_ = system("ngsolve", 2)
+    weak = VaristorConductivity(1.0, 0.3)
+    stepper = SchurNewmarkStepper(sys_.ops, octant("ngsolve", 2), VACUUM, 0.1)
+    reused = stepper.with_conduction(octant("ngsolve", 2).with_law(weak))
+    fresh = SchurNewmarkStepper(sys_.ops, RegionConduction(
+        sys_.ops, weak, box_cells(sys_.ops.mesh, *OCTANT)), VACUUM, 0.1)
+    runs = [nonlinear_run(s, sys_.load, 2.0 * loads(0.1, 10), sys_.observe).fields
+            for s in (reused, fresh)]
+    np.testing.assert_array_equal(runs[0], runs[1])
+    assert reused.coupling is stepper.coupling and stepper.conduction.law == STRONG
+    with pytest.raises(InputError, match="same region"):
+        stepper.with_conduction(octant("ngsolve", 1))
+    with pytest.raises(InputError, match="VaristorConductivity"):
+        octant("ngsolve", 2).with_law(0.3)
