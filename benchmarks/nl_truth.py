@@ -5,13 +5,14 @@ The default ``maxwell-nl`` recipe (varistor block in the cube cavity; ``--set ke
 changes a field) and ``--signals`` K unseen samples (the recipe's own sampler at seed
 ``recipe.seed + 1``: signal, amplitude, σ₀, E₀). Each case ``level:order:substeps[r][:qD]``
 (``--cases``) builds the recipe's setup at that level and NGSolve order (``r``: Richardson of
-the runs at substeps / 2 and substeps, as the recipe's ``richardson``; ``qD``: quadrature degree
-D of the varistor terms instead of the exact 4·order) and runs every sample by Newton–Newmark
-through the Schur complement of the varistor's DOFs. Reported per case: free DOFs, varistor
-DOFs m, seconds to build the setup (system, tabulation, factorisation, Schur complement:
-once per worker), seconds per sequence (median over the K samples, with the Newton
-iterations), and the median / max over the samples of the relative L² difference
-‖y − y_ref‖ / ‖y_ref‖ (whole sequence; probe E and the Joule power apart) to
+the runs at substeps / 2 and substeps, as the recipe's ``richardson``; ``qD``: quadrature
+degree D of the varistor terms, default the recipe's 2·order + 2; 4·order is exact) and runs
+every sample by Newton–Newmark through the Schur complement of the varistor's DOFs.
+Reported per case: free DOFs, varistor DOFs m, seconds to build the setup (system,
+tabulation, factorisation, Schur complement: once per worker), seconds per sequence (median
+over the K samples, with the Newton iterations), and the median / max over the samples of
+the relative L² difference ‖y − y_ref‖ / ‖y_ref‖ (whole sequence; probe E and the Joule power
+apart) to
 
 - ``next``: the case one level finer AND one order higher AND with Δt/2 (when in the grid),
 - ``one_finer``: the cases finer in one direction only (Δt/2, level + 1, order + 1), and
@@ -40,14 +41,14 @@ from surrogate.core.thread_settings import thread_settings
 
 DEFAULT_CASES = ("2:2:4r", "2:3:4r", "2:3:8r", "2:4:4r")
 
-Case = tuple[int, int, int, bool, int | None]  # level, order, substeps, Richardson, intorder
+Case = tuple[int, int, int, bool, int]  # level, order, substeps, Richardson, intorder
 
 
 def parse_case(text: str) -> Case:
     """``"level:order:substeps[r][:qD]"`` -> a :data:`Case`."""
     level, order, substeps, *rest = text.split(":")
     richardson = substeps.endswith("r")
-    intorder = int(rest[0].lstrip("q")) if rest else None
+    intorder = int(rest[0].lstrip("q")) if rest else 2 * max(int(order), 1) + 2
     case = (int(level), int(order), int(substeps.rstrip("r")), richardson, intorder)
     if richardson and case[2] % 2:
         raise SystemExit(f"nl_truth: {text}: Richardson needs an even number of substeps")
@@ -56,8 +57,7 @@ def parse_case(text: str) -> Case:
 
 def case_name(case: Case) -> str:
     level, order, substeps, richardson, intorder = case
-    return (f"{level}:{order}:{substeps}{'r' if richardson else ''}"
-            + (f":q{intorder}" if intorder is not None else ""))
+    return f"{level}:{order}:{substeps}{'r' if richardson else ''}:q{intorder}"
 
 
 def case_recipe(recipe, case: Case):

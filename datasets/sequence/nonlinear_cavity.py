@@ -87,8 +87,10 @@ class MaxwellNLRecipe:
     source_centre: tuple[float, float, float] | None = setting(
         None, doc="Dipole centre 'x,y,z'.", shown="centre of the domain's box")
     source_width: float = setting(0.2, doc="Dipole width (std of the Gaussian J₀).")
-    intorder: int | None = setting(None, doc="Quadrature degree of the varistor terms.",
-                                   shown="4·order (exact)")
+    intorder: int | None = setting(None, doc="Quadrature degree of the varistor terms "
+                                   "(4·order is exact; the default moves the sequences by "
+                                   "~1e-5 relative at order 3, 4x cheaper).",
+                                   shown="2·order + 2")
     newton_rtol: float = setting(1e-10, doc="Newton tolerance (relative residual).")
     split: tuple[float, float, float] = setting((0.8, 0.1, 0.1), doc="train,val,test fractions.")
     seed: int = setting(0, doc="Random seed.")
@@ -228,8 +230,9 @@ def build_setup(recipe: MaxwellNLRecipe) -> MaxwellNLSetup:
     if cells.size == 0:
         raise InputError(f"no cell of the level-{recipe.level} mesh has its barycentre in the "
                          f"varistor box {recipe.varistor_low} .. {recipe.varistor_high}")
-    region = RegionConduction(system.ops, VaristorConductivity(1.0, 1.0), cells,
-                              recipe.intorder)
+    intorder = (2 * max(recipe.fem_order, 1) + 2 if recipe.intorder is None
+                else recipe.intorder)
+    region = RegionConduction(system.ops, VaristorConductivity(1.0, 1.0), cells, intorder)
     material = Material(recipe.eps, recipe.mu)
     steppers = tuple(SchurNewmarkStepper(system.ops, region, material, recipe.dt / r,
                                          rtol=recipe.newton_rtol)
