@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import os
 import statistics
@@ -94,7 +95,7 @@ def run_case(recipe, case: Case, draws) -> tuple[dict, np.ndarray]:
 
 def cached_case(recipe, case: Case, draws, cache: Path | None) -> tuple[dict, np.ndarray]:
     """:func:`run_case`, or its stored result in ``cache``."""
-    name = case_name(case).replace(":", "_") + f"_k{len(draws)}"
+    name = case_name(case).replace(":", "_") + f"_k{len(draws)}_{recipe_tag(recipe)}"
     if cache is not None and (cache / f"{name}.json").exists():
         return (json.loads((cache / f"{name}.json").read_text()),
                 np.load(cache / f"{name}.npz")["sequences"])
@@ -104,6 +105,20 @@ def cached_case(recipe, case: Case, draws, cache: Path | None) -> tuple[dict, np
         np.savez(cache / f"{name}.npz", sequences=sequences)
         (cache / f"{name}.json").write_text(json.dumps(row))
     return row, sequences
+
+
+def departures(recipe, case: Case, draws, sequences: np.ndarray) -> list[float]:
+    """Per sample ‖y(a) − 10³ y(a / 10³)‖ / ‖y(a)‖ of the probe E: how far the response is from
+    the amplitude scaling of the small-amplitude (linear) run of the same case."""
+    from surrogate.datasets.sequence.nonlinear_cavity import build_setup, simulate_sample
+
+    setup = build_setup(case_recipe(recipe, case))
+    out = []
+    for (signal, amplitude, sigma0, e0), y in zip(draws, sequences, strict=True):
+        small = simulate_sample(setup, (signal, amplitude * 1e-3, sigma0, e0))[1]
+        linear = 1e3 * small[:, :-1]
+        out.append(float(np.linalg.norm(y[:, :-1] - linear) / np.linalg.norm(y[:, :-1])))
+    return out
 
 
 def one_step_finer(case: Case) -> dict[str, Case]:
@@ -124,6 +139,22 @@ def relative_differences(y: np.ndarray, reference: np.ndarray) -> dict:
     return out
 
 
+def _value(text: str):
+    """A ``--set`` value: a JSON number / boolean, else the text (ranges: 'low,high')."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def recipe_tag(recipe) -> str:
+    """Cache-name suffix: the fields a case does not set, hashed (another ``--set``, another
+    name)."""
+    fields = {k: v for k, v in recipe.to_dict().items()
+              if k not in ("level", "fem_order", "substeps", "richardson", "intorder")}
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:8]
+
+
 def main() -> None:
     from surrogate.datasets.sequence.nonlinear_cavity import MaxwellNLRecipe, sample_draws
 
@@ -134,17 +165,23 @@ def main() -> None:
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                         help="recipe fields (e.g. steps=50 frequency=0.2,0.4)")
     parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--nonlinearity", default=None, metavar="CASE",
+                        help="also report each sample's departure from amplitude scaling "
+                        "on this case (one small-amplitude run per sample)")
     parser.add_argument("--target-median", type=float, default=0.01)
     parser.add_argument("--target-max", type=float, default=0.03)
     args = parser.parse_args()
 
-    recipe = MaxwellNLRecipe(**dict(item.split("=", 1) for item in args.set))
+    recipe = MaxwellNLRecipe(**{key: _value(text) for key, text in
+                                (item.split("=", 1) for item in args.set)})
     unseen = dataclasses.replace(recipe, seed=recipe.seed + 1, n=args.signals)
     draws = sample_draws(unseen, range(args.signals))
     cases = [parse_case(c) for c in args.cases]
     reference = parse_case(args.reference) if args.reference else cases[-1]
-    if reference not in cases:
-        cases.append(reference)
+    probe = parse_case(args.nonlinearity) if args.nonlinearity else None
+    for extra in (reference, probe):
+        if extra is not None and extra not in cases:
+            cases.append(extra)
     results = {c: cached_case(recipe, c, draws, args.cache) for c in cases}
     rows = []
     for case, (row, y) in results.items():
@@ -163,7 +200,11 @@ def main() -> None:
                                     and judged["E"]["max"] <= args.target_max)
         rows.append(row)
     passing = [r for r in rows if r["within_target"]]
+    nonlinearity = (None if probe is None else
+                    {"case": case_name(probe),
+                     "departure": departures(recipe, probe, draws, results[probe][1])})
     print(json.dumps({
+        "nonlinearity": nonlinearity,
         "recipe": {k: v for k, v in recipe.to_dict().items() if k not in ("split",)},
         "signals": args.signals,
         "draws": [{"amplitude": a, "sigma0": s, "e0": e, "signal": type(sig).__name__}
