@@ -10,9 +10,10 @@ degree D of the varistor terms, default the recipe's 2·order + 2; 4·order is e
 every sample by Newton–Newmark through the Schur complement of the varistor's DOFs.
 Reported per case: free DOFs, varistor DOFs m, seconds to build the setup (system,
 tabulation, factorisation, Schur complement: once per worker), seconds per sequence (median
-over the K samples, with the Newton iterations), and the median / max over the samples of
-the relative L² difference ‖y − y_ref‖ / ‖y_ref‖ (whole sequence; probe E and the Joule power
-apart) to
+over the K samples, wall and this process's CPU time — on a shared machine the CPU time is
+the better guide to a quiet one — with the Newton iterations), and the median / max over
+the samples of the relative L² difference ‖y − y_ref‖ / ‖y_ref‖ (whole sequence; probe E and
+the Joule power apart) to
 
 - ``next``: the case one level finer AND one order higher AND with Δt/2 (when in the grid),
 - ``one_finer``: the cases finer in one direction only (Δt/2, level + 1, order + 1), and
@@ -76,17 +77,19 @@ def run_case(recipe, case: Case, draws) -> tuple[dict, np.ndarray]:
     start = time.perf_counter()
     setup = build_setup(case_recipe(recipe, case))
     setup_s = time.perf_counter() - start
-    sequences, seconds, iterations = [], [], []
+    sequences, seconds, cpu, iterations = [], [], [], []
     for draw in draws:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         _, targets, count = simulate_sample(setup, draw)
         seconds.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
         sequences.append(targets)
         iterations.append(count)
     row = {"case": case_name(case), "free_dofs": setup.system.n_free,
            "varistor_dofs": setup.region.m, "intorder": setup.region.intorder,
            "setup_s": setup_s, "per_sequence_s": statistics.median(seconds),
            "per_sequence_max_s": max(seconds),
+           "per_sequence_cpu_s": statistics.median(cpu),
            "newton_iterations": statistics.median(iterations),
            "newmark_steps": recipe.steps * sum(case_recipe(recipe, case).run_substeps),
            "load_average": list(os.getloadavg())}

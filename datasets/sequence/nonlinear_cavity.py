@@ -76,7 +76,7 @@ class MaxwellNLRecipe:
     varistor_high: tuple[float, float, float] = setting(
         (0.75, 0.75, 0.75), doc="Upper corner 'x,y,z' of the varistor box.")
     sigma0: tuple[float, float] = setting((0.5, 2.0), doc="Varistor σ₀ range 'low,high'.")
-    e0: tuple[float, float] = setting((0.05, 0.25), doc="Varistor field scale E₀ range "
+    e0: tuple[float, float] = setting((0.15, 0.4), doc="Varistor field scale E₀ range "
                                       "'low,high' (σ doubles at |E| = E₀).")
     amplitude: tuple[float, float] = setting((0.5, 2.0), doc="Source amplitude range "
                                              "'low,high' (multiplies the signal).")
