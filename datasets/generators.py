@@ -19,6 +19,8 @@ from surrogate.datasets.sequence.lem_benchmark_recipes import AddingRecipe, Fitz
 from surrogate.datasets.sequence.lem_benchmarks import generate_adding, generate_fitzhugh_nagumo
 from surrogate.datasets.sequence.maxwell_td import MaxwellTDRecipe, generate_maxwell_td
 from surrogate.datasets.sequence.maxwell_td_stream import stream_maxwell_td
+from surrogate.datasets.sequence.nonlinear_cavity import MaxwellNLRecipe
+from surrogate.datasets.sequence.nonlinear_cavity_stream import stream_maxwell_nl
 from surrogate.datasets.toy import generate_toy
 from surrogate.datasets.writer import write_dataset
 
@@ -29,6 +31,7 @@ RECIPE_KINDS: dict[str, tuple[type, Callable[..., GeneratedData] | None]] = {
     "adding": (AddingRecipe, generate_adding),
     "maxwell-td": (MaxwellTDRecipe, generate_maxwell_td),
     "maxwell-family": (MaxwellFamilyRecipe, None),  # streamed only (STREAMED_KINDS)
+    "maxwell-nl": (MaxwellNLRecipe, None),  # streamed only
 }
 
 
@@ -46,7 +49,8 @@ def estimated_file_bytes(recipe: Any) -> int:
 
 
 STREAMED_KINDS: dict[str, Callable[..., Any]] = {"maxwell-td": stream_maxwell_td,
-                                                 "maxwell-family": stream_family}
+                                                 "maxwell-family": stream_family,
+                                                 "maxwell-nl": stream_maxwell_nl}
 
 
 def generate_dataset(
@@ -82,7 +86,7 @@ def generate_dataset(
     streamed = STREAMED_KINDS.get(kind)
     if streamed is None and (executor is not None or resume):
         raise InputError(f"{kind} datasets are generated in one process; workers, Dask and "
-                         "--resume apply to maxwell-td and maxwell-family")
+                         "--resume apply to maxwell-td, maxwell-nl and maxwell-family")
     path = Path(path)
     needed = estimated_file_bytes(recipe) * (2 if streamed else 1)  # + the partial file
     check_output_file(path, needed_bytes=needed, what="dataset file")

@@ -33,6 +33,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
                     "convolve_response", "step_loads"),
     "nonlinear_newmark": ("NonlinearNewmarkStepper", "NewtonStep", "NonlinearRun",
                           "nonlinear_run"),
+    "nonlinear_schur_newmark": ("SchurNewmarkStepper",),
     "probes": ("probe_points", "n0_evaluation_matrix", "n0_cell_centre_matrix",
                "n0_node_matrix"),
 })

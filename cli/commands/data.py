@@ -183,6 +183,7 @@ def describe(path: Path) -> dict[str, Any]:
 def register(app: typer.Typer) -> None:
     """Attach ``gen-data`` (one command per recipe) and ``info`` to ``app``."""
     from surrogate.cli.commands.family_data import gen_maxwell_family
+    from surrogate.cli.commands.maxwell_nl import gen_maxwell_nl
     from surrogate.cli.commands.maxwell_td import gen_maxwell_td
     from surrogate.cli.commands.sequence_data import gen_adding, gen_fitzhugh_nagumo
     from surrogate.datasets.recipes import MaxwellFamilyRecipe, MaxwellRecipe, ToyRecipe
@@ -191,12 +192,14 @@ def register(app: typer.Typer) -> None:
         FitzHughNagumoRecipe,
     )
     from surrogate.datasets.sequence.maxwell_td import MaxwellTDRecipe
+    from surrogate.datasets.sequence.nonlinear_cavity import MaxwellNLRecipe
 
     gen_app = typer.Typer(no_args_is_help=True, help="Generate HDF5 datasets from recipes.")
     for name, command, recipe_type, arguments in (
             ("maxwell", gen_maxwell, MaxwellRecipe, ()),
             ("toy", gen_toy, ToyRecipe, ("name",)),
             ("maxwell-td", gen_maxwell_td, MaxwellTDRecipe, ()),
+            ("maxwell-nl", gen_maxwell_nl, MaxwellNLRecipe, ()),
             ("fitzhugh-nagumo", gen_fitzhugh_nagumo, FitzHughNagumoRecipe, ()),
             ("adding", gen_adding, AddingRecipe, ()),
             ("maxwell-family", gen_maxwell_family, MaxwellFamilyRecipe, ())):

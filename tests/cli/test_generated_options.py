@@ -25,7 +25,7 @@ RUN_CONTROL = {
     "mesh check": {"mesh", "as_json"},
     "validate": {"path", "as_json"},
     "info": {"path", "as_json", "quiet"},
-    **{f"gen-data {name}": GEN_DATA for name in ("maxwell", "toy", "maxwell-td",
+    **{f"gen-data {name}": GEN_DATA for name in ("maxwell", "toy", "maxwell-td", "maxwell-nl",
                                                    "fitzhugh-nagumo", "adding", "maxwell-family")},
 }
 """Options that are not config fields: inputs, outputs, the config/recipe file, printing."""

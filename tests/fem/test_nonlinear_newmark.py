@@ -3,7 +3,9 @@ fem/time_domain_operators/nonlinear_conduction.py and fem/nonlinear_newmark.py).
 
 Cube level 1 (h = 0.5), dipole of width 0.2 at the centre, its 8 probes, ε = μ = 1 unless
 stated, σ₀ = 0.5, E₀ = 0.3 (the probe fields reach |E| ≈ 0.8: σ rises up to ~8σ₀), a modulated
-Gaussian pulse centred at t = 1.
+Gaussian pulse centred at t = 1. The verification tests run both steppers: ``dense`` (one
+sparse LU per Newton iteration) and ``schur`` (:mod:`surrogate.fem.nonlinear_schur_newmark`
+with the whole cavity as the varistor region, the same discrete problem), to the same numbers.
 """
 
 import math
@@ -15,6 +17,7 @@ import pytest
 from surrogate.core.errors import InputError, SolverError
 from surrogate.fem.domains import get_domain
 from surrogate.fem.nonlinear_newmark import NonlinearNewmarkStepper, nonlinear_run
+from surrogate.fem.nonlinear_schur_newmark import SchurNewmarkStepper
 from surrogate.fem.probes import probe_points
 from surrogate.fem.time_domain import Material, NewmarkStepper, newmark_run, step_loads
 from surrogate.fem.time_domain_operators import cavity_system
@@ -22,11 +25,13 @@ from surrogate.fem.time_domain_operators.nonlinear_conduction import (
     VaristorConductivity,
     conduction_operator,
 )
+from surrogate.fem.time_domain_operators.region_conduction import RegionConduction
 
 CUBE = get_domain("cube")
 VACUUM = Material(eps=1.0, mu=1.0, sigma=0.0)
 LAW = VaristorConductivity(sigma0=0.5, e0=0.3)
 SYSTEMS = [("ngsolve", 0), ("ngsolve", 1), ("ngsolve", 2), ("skfem", 0)]
+STEPPERS = ("dense", "schur")
 
 
 @cache
@@ -46,9 +51,19 @@ def loads(dt: float, steps: int) -> np.ndarray:
     return step_loads(ds, dt)
 
 
-def run(sys_, law=LAW, dt=0.1, steps=20, amplitude=1.0, material=VACUUM, **options):
-    stepper = NonlinearNewmarkStepper(sys_.ops, conduction_operator(sys_.ops, law), material,
-                                      dt, **{k: v for k, v in options.items() if k != "energy"})
+def make_stepper(sys_, law, material, dt, kind="dense", **options):
+    """The ``dense`` stepper with the global form, or ``schur`` with the region of all cells."""
+    if kind == "dense":
+        return NonlinearNewmarkStepper(sys_.ops, conduction_operator(sys_.ops, law), material,
+                                       dt, **options)
+    region = RegionConduction(sys_.ops, law, np.arange(sys_.ops.mesh.t.shape[1]))
+    return SchurNewmarkStepper(sys_.ops, region, material, dt, **options)
+
+
+def run(sys_, law=LAW, dt=0.1, steps=20, amplitude=1.0, material=VACUUM, kind="dense",
+        **options):
+    stepper = make_stepper(sys_, law, material, dt, kind,
+                           **{k: v for k, v in options.items() if k != "energy"})
     return nonlinear_run(stepper, sys_.load, amplitude * loads(dt, steps), sys_.observe,
                          energy=options.get("energy", False))
 
@@ -88,10 +103,12 @@ def test_a_lower_quadrature_degree_keeps_the_jacobian_exact(backend, order, degr
                                conduction_operator(ops, linear).apply(e), rtol=1e-10, atol=1e-12)
 
 
-def test_newton_converges_quadratically():
+@pytest.mark.parametrize("kind", STEPPERS)
+def test_newton_converges_quadratically(kind):
     """A strongly nonlinear run (amplitude 2, E₀ = 0.1, order 2): steps of 4 Newton iterations,
     and r_{k+1} / r_k² bounded (relative residuals, the last round-off-limited one left out)."""
-    result = run(system("ngsolve", 2), VaristorConductivity(0.5, 0.1), amplitude=2.0)
+    result = run(system("ngsolve", 2), VaristorConductivity(0.5, 0.1), amplitude=2.0,
+                 kind=kind)
     assert result.iterations.max() >= 4
     assert np.count_nonzero(result.iterations >= 3) >= 10
     ratios = np.concatenate([r[1:-1] / r[:-2] ** 2 for r in result.residuals if r.size > 2])
@@ -99,8 +116,9 @@ def test_newton_converges_quadratically():
     assert max(r[-1] for r in result.residuals) <= 1e-12
 
 
+@pytest.mark.parametrize("kind", STEPPERS)
 @pytest.mark.parametrize("backend, order", SYSTEMS)
-def test_small_amplitudes_are_the_linear_newmark_run(backend, order):
+def test_small_amplitudes_are_the_linear_newmark_run(backend, order, kind):
     """E₀ = ∞ is the linear Newmark stepper with σ = σ₀ (one Newton iteration per step); a
     source scaled by 1e-8 ((|E|/E₀)² < 1e-14) gives its scaled run; both to round-off."""
     sys_ = system(backend, order)
@@ -108,21 +126,23 @@ def test_small_amplitudes_are_the_linear_newmark_run(backend, order):
                             load_vector=sys_.load, coefficients=loads(0.1, 20),
                             observe=sys_.observe)
     scale = np.abs(linear).max()
-    limit = run(sys_, VaristorConductivity(0.5, math.inf))
+    limit = run(sys_, VaristorConductivity(0.5, math.inf), kind=kind)
     assert np.abs(limit.fields - linear).max() <= 1e-12 * scale
     assert limit.iterations.max() == 1
-    tiny = run(sys_, amplitude=1e-8)
+    tiny = run(sys_, amplitude=1e-8, kind=kind)
     assert np.abs(tiny.fields * 1e8 - linear).max() <= 1e-10 * scale
-    assert np.abs(run(sys_).fields - linear).max() > 0.05 * scale  # while E₀ = 0.3 is not
+    assert np.abs(run(sys_, kind=kind).fields - linear).max() > 0.05 * scale  # E₀ = 0.3 not
 
 
-def test_second_order_in_time():
+@pytest.mark.parametrize("kind", STEPPERS)
+def test_second_order_in_time(kind):
     """Δt = 1/15, 1/30, 1/60 to t = 2 against the Richardson extrapolation of Δt/4 and
     Δt/16 (order 1, E₀ = 0.3): observed orders 1.97 and 1.99 (measured)."""
     sys_ = system("ngsolve", 1)
 
     def probes(substeps: int) -> np.ndarray:
-        return run(sys_, dt=2.0 / (30 * substeps), steps=30 * substeps).fields[::substeps]
+        return run(sys_, dt=2.0 / (30 * substeps), steps=30 * substeps,
+                   kind=kind).fields[::substeps]
 
     fine = {k: probes(k) for k in (1, 2, 4, 16)}
     reference = (16.0 * fine[16] - fine[4]) / 15.0
@@ -142,13 +162,13 @@ def test_higher_order_elements_converge_at_fixed_mesh():
     assert 0.3 < errors[0] < 0.6 and errors[1] < 0.15 and errors[0] > 3.0 * errors[1], errors
 
 
+@pytest.mark.parametrize("kind", STEPPERS)
 @pytest.mark.parametrize("backend, order", [("ngsolve", 2), ("skfem", 0)])
-def test_discrete_energy_balance_with_nonlinear_dissipation(backend, order):
+def test_discrete_energy_balance_with_nonlinear_dissipation(backend, order, kind):
     """Eq. (9) to the Newton tolerance over 40 steps (ε = 1.2, μ = 0.8), the source cut after
     step 20; the dissipation is ≥ 0 and the energy strictly decreases once the source is off."""
     sys_ = system(backend, order)
-    stepper = NonlinearNewmarkStepper(sys_.ops, conduction_operator(sys_.ops, LAW),
-                                      Material(eps=1.2, mu=0.8), 0.1)
+    stepper = make_stepper(sys_, LAW, Material(eps=1.2, mu=0.8), 0.1, kind)
     coefficients = loads(0.1, 40)
     coefficients[20:] = 0.0
     result = nonlinear_run(stepper, sys_.load, coefficients, sys_.observe, energy=True)
