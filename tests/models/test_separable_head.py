@@ -58,13 +58,19 @@ def test_the_grouped_normal_equations_are_those_of_the_explicit_features(quadrat
     assert gram.dtype == moment.dtype == torch.float64
     torch.testing.assert_close(gram, phi.T @ phi, rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(moment, phi.T @ targets, rtol=1e-12, atol=1e-12)
-    # every row its own problem (no grouping) gives the same equations
-    distinct = torch.cat([rows[:, :3], rows[:, 3:] + 1e-3 * torch.arange(
-        rows.shape[0], dtype=rows.dtype)[:, None]], 1)
-    gram_d, _ = model.linear_head().normal_equations(distinct, targets)
-    with torch.no_grad():
-        phi_d = explicit_features(model, distinct)
-    torch.testing.assert_close(gram_d, phi_d.T @ phi_d, rtol=1e-12, atol=1e-12)
+    # every row its own problem (no grouping), and very unequal groups (one of 20 rows and
+    # 20 of one: summed by scatter, not padded) give the same equations
+    shift = torch.arange(rows.shape[0], dtype=rows.dtype)[:, None]
+    unequal = torch.cat([rows, rows[:20]])
+    unequal[:20, 3:] = unequal[0, 3:]
+    unequal[20:, 3:] += 1e-3 * shift[:23]
+    for other in (torch.cat([rows[:, :3], rows[:, 3:] + 1e-3 * shift], 1), unequal):
+        other_targets = torch.randn(other.shape[0], 3, dtype=torch.float64)
+        gram_o, moment_o = model.linear_head().normal_equations(other, other_targets)
+        with torch.no_grad():
+            phi_o = explicit_features(model, other)
+        torch.testing.assert_close(gram_o, phi_o.T @ phi_o, rtol=1e-12, atol=1e-12)
+        torch.testing.assert_close(moment_o, phi_o.T @ other_targets, rtol=1e-12, atol=1e-12)
 
 
 def test_assign_sets_the_read_out_and_bias_and_round_trips():
