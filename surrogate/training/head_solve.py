@@ -46,9 +46,10 @@ def linear_head(model: nn.Module) -> LinearHead:
     return make()
 
 
-def head_solve_due(epoch: int, every: int | None, last: int) -> bool:
-    """Whether the head is solved after ``epoch``: every ``every`` epochs, and after the last."""
-    return every is not None and (epoch % every == 0 or epoch == last)
+def head_solve_due(epoch: int, every: int, last: int) -> bool:
+    """Whether the head is solved after ``epoch``: every ``every`` epochs and after the last
+    (never for ``every`` = 0)."""
+    return every > 0 and (epoch % every == 0 or epoch == last)
 
 
 def head_sample(n: int, rows: int, seed: int, epoch: int, device: Any) -> Tensor | None:

@@ -179,7 +179,7 @@ def _fresh_state(model_config: ModelConfig | Any, config: TrainConfig, device: t
     net = build_initial_model(model_config, init_seed).to(device, dtype)
     if config.prune_every is not None:
         net.prune(0.0)  # fails now (InputError) for architectures that cannot be pruned
-    if config.head_solve_every is not None:
+    if config.head_solve_every:
         linear_head(net)  # fails now (InputError) for a model without a linear head
     return new_state(net, config, shuffle_seed, kind)
 
