@@ -15,7 +15,7 @@ the λ₁ penalty: u is unchanged by W_t -> c W_t, W_b -> W_b / c, so one of the
 scale. A predictor caches :meth:`trunk_features` per point set and calls
 :meth:`branch_coefficients` per problem (:mod:`surrogate.predict`). u is linear in the
 branch's read-out and β given both networks' features: :meth:`linear_head`, which training
-may solve by least squares (``TrainConfig.head_solve_every``).
+may solve by least squares (``TrainConfig.head_solve_epochs``).
 """
 
 from __future__ import annotations

@@ -68,9 +68,9 @@ class TrainConfig(TypedConfig):
         :mod:`surrogate.training.distributed`). A run resumes with the same number.
     bf16
         Forward passes under bfloat16 autocast (needs ``dtype="float32"``).
-    head_solve_every, head_solve_rows
-        Hybrid least-squares/gradient training (Cyr et al. 2020): after every K-th epoch and
-        the last, the model's linear head (the separable model's branch read-out and β) is
+    head_solve_epochs, head_solve_rows
+        Hybrid least-squares/gradient training (Cyr et al. 2020): after each of the last N
+        epochs, the model's linear head (the separable model's branch read-out and β) is
         set to the minimiser of the data loss on ``head_solve_rows`` sampled training rows
         (:mod:`surrogate.training.head_solve`; 0: never).
     threads
@@ -123,9 +123,9 @@ class TrainConfig(TypedConfig):
                          panel=DISTRIBUTED, ge=1)
     bf16: bool = setting(False, doc="Forward passes under bfloat16 autocast (needs --dtype "
                          "float32).", panel=RUN)
-    head_solve_every: int = setting(0, doc="Solve the linear head (separable model: branch "
-                                    "read-out and β) by least squares after every K-th epoch "
-                                    "and the last; 0: never.", panel=OPTIMISER, ge=0)
+    head_solve_epochs: int = setting(0, doc="Solve the linear head (separable model: branch "
+                                     "read-out and β) by least squares after each of the last "
+                                     "N epochs; 0: never.", panel=OPTIMISER, ge=0)
     head_solve_rows: int = setting(131072, doc="Training rows sampled for each least-squares "
                                    "head solve.", panel=OPTIMISER, ge=1)
     threads: int | None = setting(None, doc="CPU threads of the training steps; default: 1 "
@@ -140,8 +140,8 @@ class TrainConfig(TypedConfig):
             raise InputError(f"lr_min must not exceed lr = {self.lr}, got {self.lr_min!r}")
         if self.bf16 and self.dtype != "float32":
             raise InputError("bf16 autocast needs dtype float32 (it leaves float64 alone)")
-        if self.head_solve_every and self.nproc > 1:
-            raise InputError("head_solve_every trains in one process (nproc 1)")
+        if self.head_solve_epochs and self.nproc > 1:
+            raise InputError("head_solve_epochs trains in one process (nproc 1)")
 
     def to_toml(self) -> str:
         """TOML text of the config (``None`` fields are left out: they are the defaults)."""

@@ -3,7 +3,7 @@
 A model whose output is linear in some of its parameters θ given the others exposes them as
 ``model.linear_head()`` (:class:`LinearHead`; the separable model's branch read-out and β,
 :class:`~surrogate.models.separable_head.SeparableHead`). Between gradient epochs
-(``TrainConfig.head_solve_every``) θ is set to the minimiser of the data loss
+(``TrainConfig.head_solve_epochs``) θ is set to the minimiser of the data loss
 J = 1/(2N) ‖Φθ − Y‖² on a sample of the training rows: (ΦᵀΦ + ε I) θ = ΦᵀY, with the
 ridge ε = :data:`HEAD_RIDGE` · mean diag(ΦᵀΦ) only against round-off, solved by Cholesky in
 float64. The training code asks for the protocol, never for an architecture.
@@ -41,15 +41,15 @@ def linear_head(model: nn.Module) -> LinearHead:
     make = getattr(model, "linear_head", None)
     if make is None:
         arch = getattr(getattr(model, "config", None), "arch", type(model).__name__)
-        raise InputError(f"head_solve_every needs a model that is linear in its head given "
+        raise InputError(f"head_solve_epochs needs a model that is linear in its head given "
                          f"its features (arch deeponet); arch {arch!r} has no linear head")
     return make()
 
 
-def head_solve_due(epoch: int, every: int, last: int) -> bool:
-    """Whether the head is solved after ``epoch``: every ``every`` epochs and after the last
-    (never for ``every`` = 0)."""
-    return every > 0 and (epoch % every == 0 or epoch == last)
+def head_solve_due(epoch: int, solves: int, epochs: int) -> bool:
+    """Whether the head is solved after ``epoch`` (from 1): in the last ``solves`` of
+    ``epochs`` epochs."""
+    return solves > 0 and epoch > epochs - solves
 
 
 def head_sample(n: int, rows: int, seed: int, epoch: int, device: Any) -> Tensor | None:

@@ -179,7 +179,7 @@ def _fresh_state(model_config: ModelConfig | Any, config: TrainConfig, device: t
     net = build_initial_model(model_config, init_seed).to(device, dtype)
     if config.prune_every is not None:
         net.prune(0.0)  # fails now (InputError) for architectures that cannot be pruned
-    if config.head_solve_every:
+    if config.head_solve_epochs:
         linear_head(net)  # fails now (InputError) for a model without a linear head
     return new_state(net, config, shuffle_seed, kind)
 
@@ -195,7 +195,7 @@ def _one_epoch(run: Training, reduction: Reduction, train: tuple[Tensor, Tensor]
     lr = state.optimizer.param_groups[0]["lr"]
     try:
         train_loss, penalty, grad_norms = train_epoch(state, config, *train, reduction)
-        if head_solve_due(state.epoch, config.head_solve_every, config.epochs):
+        if head_solve_due(state.epoch, config.head_solve_epochs, config.epochs):
             _solve_head(state, config, train)
         val_loss = evaluate_loss(state.model, *val)
     except SolverError as exc:  # an implicit layer's solve failed in this epoch

@@ -104,8 +104,9 @@ def test_fewer_rows_than_features_still_give_a_minimiser():
 
 
 def test_when_the_head_is_solved_and_which_rows():
-    assert [e for e in range(1, 11) if head_solve_due(e, 4, 10)] == [4, 8, 10]
-    assert [e for e in range(1, 9) if head_solve_due(e, 8, 8)] == [8]
+    assert [e for e in range(1, 11) if head_solve_due(e, 3, 10)] == [8, 9, 10]
+    assert [e for e in range(1, 9) if head_solve_due(e, 1, 8)] == [8]
+    assert [e for e in range(1, 3) if head_solve_due(e, 5, 2)] == [1, 2]
     assert not any(head_solve_due(e, 0, 5) for e in range(1, 6))
     assert head_sample(100, 100, 0, 1, "cpu") is None
     a, b = head_sample(100, 30, 0, 2, "cpu"), head_sample(100, 30, 0, 2, "cpu")
@@ -118,17 +119,18 @@ MODEL = {"arch": "deeponet", "width": 8, "depth": 2, "basis": 4, "branch_depth":
 
 
 def test_off_is_plain_training_and_on_solves_only_when_due(family_file, tmp_path):
-    plain = fit(family_file, MODEL, {**TRAIN, "head_solve_every": 0}, tmp_path / "plain")
+    plain = fit(family_file, MODEL, {**TRAIN, "head_solve_epochs": 0}, tmp_path / "plain")
     typed = fit(family_file, MODEL, TrainConfig.from_dict(plain.train_config), tmp_path / "typed")
     for a, b in zip(plain.model.state_dict().values(), typed.model.state_dict().values(),
                     strict=True):
         assert torch.equal(a, b)
-    on = fit(family_file, MODEL, {**TRAIN, "head_solve_every": 5}, tmp_path / "on")
+    on = fit(family_file, MODEL, {**TRAIN, "head_solve_epochs": 1}, tmp_path / "on")
     # epochs before the solve (after the last, the 3rd) are plain training, bit for bit
     assert [r["train_loss"] for r in on.history] == [r["train_loss"] for r in plain.history]
     assert [r["val_loss"] for r in on.history[:2]] == [r["val_loss"] for r in plain.history[:2]]
     assert on.history[2]["val_loss"] != plain.history[2]["val_loss"]
-    assert on.train_config["head_solve_every"] == 5 and plain.train_config["head_solve_every"] == 0
+    assert on.train_config["head_solve_epochs"] == 1
+    assert plain.train_config["head_solve_epochs"] == 0
     # after the last epoch's solve (every row: fewer than head_solve_rows) the head is optimal
     from surrogate.training.data import load_training_data, network_dataset, split_tensors
 
@@ -147,8 +149,8 @@ def test_off_is_plain_training_and_on_solves_only_when_due(family_file, tmp_path
 def test_a_model_without_a_head_or_data_parallel_is_refused(family_file, tmp_path):
     with pytest.raises(InputError, match="no linear head") as error:
         fit(family_file, {"inputs": "params", "width": 4, "depth": 1},
-            {"epochs": 1, "head_solve_every": 1}, tmp_path / "resnet")
+            {"epochs": 1, "head_solve_epochs": 1}, tmp_path / "resnet")
     assert "\n" not in str(error.value)
     assert not (tmp_path / "resnet" / "model.pt").exists()
     with pytest.raises(InputError, match="one process"):
-        TrainConfig(head_solve_every=1, nproc=2)
+        TrainConfig(head_solve_epochs=1, nproc=2)
