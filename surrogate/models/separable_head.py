@@ -19,7 +19,10 @@ from torch import Tensor
 from surrogate.models.config import POINT_COLUMNS
 
 GROUP_CHUNK = 16384
-"""Rows (or problems) per pass when summing outer products (a few tens of MB in float64)."""
+"""Rows per pass when summing outer products t tᵀ by scatter (a few tens of MB in float64)."""
+PRODUCT_ENTRIES = 2**23
+"""Entries (float64: 64 MB) of the g gᵀ block that one pass of the Gram matrix's product
+holds: problems per pass = PRODUCT_ENTRIES / A² (512 for A = 128)."""
 
 
 def distinct_rows(z: Tensor) -> tuple[Tensor, Tensor | None]:
@@ -131,9 +134,10 @@ class SeparableHead:
             y = targets.double()
             groups, a, p = g.shape[0], g.shape[1], self.p
             trunk_gram, trunk_sum, trunk_moment = _trunk_sums(t, y, inverse, groups)
-            gram = sum((g[s:s + GROUP_CHUNK, :, None] * g[s:s + GROUP_CHUNK, None, :]).reshape(
-                -1, a * a).T @ trunk_gram[s:s + GROUP_CHUNK].reshape(-1, p * p)
-                for s in range(0, groups, GROUP_CHUNK))  # (A A, p p): [(a, b), (k, l)]
+            step = max(1, PRODUCT_ENTRIES // (a * a))
+            gram = sum((g[s:s + step, :, None] * g[s:s + step, None, :]).reshape(-1, a * a).T
+                       @ trunk_gram[s:s + step].reshape(-1, p * p)
+                       for s in range(0, groups, step))  # (A A, p p): [(a, b), (k, l)]
             size = a * p
             out = g.new_empty(size + 1, size + 1)
             out[:size, :size] = gram.reshape(a, a, p, p).permute(0, 2, 1, 3).reshape(size, size)
@@ -144,4 +148,4 @@ class SeparableHead:
         return out, moment
 
 
-__all__ = ["SeparableHead", "distinct_rows", "GROUP_CHUNK"]
+__all__ = ["SeparableHead", "distinct_rows", "GROUP_CHUNK", "PRODUCT_ENTRIES"]

@@ -38,12 +38,13 @@ class LinearHead(Protocol):
 
 def linear_head(model: nn.Module) -> LinearHead:
     """``model.linear_head()``; InputError for a model without one."""
-    make = getattr(model, "linear_head", None)
-    if make is None:
+    try:
+        return model.linear_head()
+    except AttributeError:  # none, or a wrapper's core without one
         arch = getattr(getattr(model, "config", None), "arch", type(model).__name__)
-        raise InputError(f"head_solve_epochs needs a model that is linear in its head given "
-                         f"its features (arch deeponet); arch {arch!r} has no linear head")
-    return make()
+        raise InputError(f"head_solve_epochs needs a model that is linear in a head given its "
+                         f"features (the separable model, arch deeponet); "
+                         f"this {arch!r} model has no linear head") from None
 
 
 def head_solve_due(epoch: int, solves: int, epochs: int) -> bool:

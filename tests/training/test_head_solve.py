@@ -33,7 +33,9 @@ def separable(quadratic=True):
 
 
 def head_parameters(model):
-    return [model.branch.output.weight, model.branch.quadratic_output.weight, model.output_bias]
+    """W, W_q (with the quadratic output) and β of a separable model."""
+    quadratic = [model.branch.quadratic_output.weight] if model.config.quadratic_output else []
+    return [model.branch.output.weight, *quadratic, model.output_bias]
 
 
 def problem_rows(problems=12, rows=600, seed=8):
@@ -152,5 +154,32 @@ def test_a_model_without_a_head_or_data_parallel_is_refused(family_file, tmp_pat
             {"epochs": 1, "head_solve_epochs": 1}, tmp_path / "resnet")
     assert "\n" not in str(error.value)
     assert not (tmp_path / "resnet" / "model.pt").exists()
+    with pytest.raises(InputError, match="no linear head"):  # a ResNet behind the encoder
+        fit(family_file, {"inputs": "fields", "width": 4, "depth": 1, "code_size": 3,
+                          "encoder_width": 4}, {"epochs": 1, "head_solve_epochs": 1},
+            tmp_path / "fields")
     with pytest.raises(InputError, match="one process"):
         TrainConfig(head_solve_epochs=1, nproc=2)
+
+
+def test_sensor_inputs_solve_the_core_head_on_encoded_rows(family_file, tmp_path):
+    """inputs "fields": the separable core behind the sensor encoder has the same head."""
+    from surrogate.training.data import load_training_data, network_dataset, split_tensors
+
+    fields = {**MODEL, "inputs": "fields", "code_size": 3, "encoder_width": 4}
+    plain = fit(family_file, fields, {**TRAIN, "head_solve_epochs": 0}, tmp_path / "plain")
+    run = fit(family_file, fields, {**TRAIN, "head_solve_epochs": 1}, tmp_path / "on")
+    dataset = network_dataset(load_training_data(family_file), {"inputs": "fields"})
+    x, y = split_tensors(dataset, run.normalisation, "train", torch.device("cpu"),
+                         torch.float64, run.model_config)
+    for model in (run.model.double(), plain.model.double()):
+        with torch.no_grad():
+            encoded = torch.cat([x[:, :3], model.encoder(x[:, 3:])], 1)
+        for a, b in zip(model.linear_head().normal_equations(x, y),
+                        model.core.linear_head().normal_equations(encoded, y), strict=True):
+            torch.testing.assert_close(a, b, rtol=0, atol=0)
+    core, plain_core = run.model.core, plain.model.core
+    grads = torch.autograd.grad(data_loss(run.model(x), y), head_parameters(core))
+    plain_grads = torch.autograd.grad(data_loss(plain.model(x), y), head_parameters(plain_core))
+    for g, g0 in zip(grads, plain_grads, strict=True):
+        assert float(g.norm()) < 1e-3 * float(g0.norm())
