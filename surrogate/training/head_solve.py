@@ -2,11 +2,11 @@
 
 A model whose output is linear in some of its parameters θ given the others exposes them as
 ``model.linear_head()`` (:class:`LinearHead`; the separable model's branch read-out and β,
-:class:`~surrogate.models.separable_head.SeparableHead`). Between gradient epochs
-(``TrainConfig.head_solve_epochs``) θ is set to the minimiser of the data loss
-J = 1/(2N) ‖Φθ − Y‖² on a sample of the training rows: (ΦᵀΦ + ε I) θ = ΦᵀY, with the
-ridge ε = :data:`HEAD_RIDGE` · mean diag(ΦᵀΦ) only against round-off, solved by Cholesky in
-float64. The training code asks for the protocol, never for an architecture.
+:class:`~surrogate.models.separable_head.SeparableHead`). After each of the last
+``TrainConfig.head_solve_epochs`` epochs of gradient steps θ is set to the minimiser of the
+data loss J = 1/(2N) ‖Φθ − Y‖² on a sample of the training rows: (ΦᵀΦ + ε I) θ = ΦᵀY, with
+the ridge ε = :data:`HEAD_RIDGE` · mean diag(ΦᵀΦ) only against round-off, solved by Cholesky
+in float64. The training code asks for the protocol, never for an architecture.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from torch import Tensor, nn
 from surrogate.core.errors import InputError
 
 HEAD_RIDGE = 1e-10
-"""ε relative to the mean diagonal of ΦᵀΦ: keeps the Cholesky factor finite, moves θ by
-round-off (the solved θ leaves ∂J/∂θ at ~1e-9 of its size before the solve)."""
+"""ε relative to the mean diagonal of ΦᵀΦ: keeps the Cholesky factor of an ill-conditioned
+ΦᵀΦ finite. θ is then the exact minimiser of J + ε ‖θ‖² / (2N) (∂J/∂θ = −(ε/N) θ); only
+directions with eigenvalues below about ε are damped."""
 
 
 class LinearHead(Protocol):
