@@ -72,7 +72,8 @@ class TrainConfig(TypedConfig):
         Hybrid least-squares/gradient training (Cyr et al. 2020): after each of the last N
         epochs, the model's linear head (the separable model's branch read-out and β) is
         set to the minimiser of the data loss on ``head_solve_rows`` sampled training rows
-        (:mod:`surrogate.training.head_solve`; 0: never).
+        (:mod:`surrogate.training.head_solve`; 0: never). Such an epoch logs its train loss
+        from before the solve, its val loss from after it.
     threads
         CPU threads of the training steps (``None``: one for a mini-batch whose widest layer
         has fewer than 2**19 outputs, else torch's count; :mod:`surrogate.training.threads`).
