@@ -56,10 +56,11 @@ def _lines(record: dict[str, Any]) -> list[str]:
         if entry is not None:
             lines.append(f"Sobol S1/ST of {name} (surrogate): {_indices(entry)}")
         if (fem.get("quantities") or {}).get(name) is not None:
+            difference = (fem.get("largest_difference") or {}).get(name)  # None: the
             lines.append(f"  FEM on {fem['base_samples']} rows: {_indices(fem['quantities'][name])}"
-                         f"; largest |surrogate − FEM| on those rows: S1 "
-                         f"{fem['largest_difference'][name]['S1']:.2f}, ST "
-                         f"{fem['largest_difference'][name]['ST']:.2f}")
+                         + ("" if difference is None else  # surrogate's quantity is constant
+                            f"; largest |surrogate − FEM| on those rows: S1 "
+                            f"{difference['S1']:.2f}, ST {difference['ST']:.2f}"))
     return lines
 
 

@@ -13,7 +13,9 @@ The trainer sees the generic interface: ``taus`` = the trunk's steps then the br
 branch's read-out (the "output layer" of eq. 2.4). The trunk's read-out W_t is left out of
 the λ₁ penalty: u is unchanged by W_t -> c W_t, W_b -> W_b / c, so one of the pair fixes the
 scale. A predictor caches :meth:`trunk_features` per point set and calls
-:meth:`branch_coefficients` per problem (:mod:`surrogate.predict`).
+:meth:`branch_coefficients` per problem (:mod:`surrogate.predict`). u is linear in the
+branch's read-out and β given both networks' features: :meth:`linear_head`, which training
+may solve by least squares (``TrainConfig.head_solve_epochs``).
 """
 
 from __future__ import annotations
@@ -27,30 +29,7 @@ from surrogate.core.errors import InputError
 from surrogate.models.config import POINT_COLUMNS
 from surrogate.models.deeponet_config import DeepONetConfig
 from surrogate.models.registry import build_model, config_from_dict
-
-
-def distinct_rows(z: Tensor) -> tuple[Tensor, Tensor | None]:
-    """(distinct rows D (d, m), inverse (N,)) with ``D[inverse] == z`` exactly, or (z, None)
-    when every row is distinct, when z requires grad (∂u_i/∂z_i must reach row i), or, never
-    seen, when two distinct rows share a key.
-
-    Rows are grouped by the key z·w (w_j = 1/√(j + 2), in float64), sorted by
-    ``torch.unique`` in O(N log N); the grouping is verified bit for bit before it is used.
-    """
-    n = z.shape[0]
-    if z.requires_grad or n == 0:
-        return z, None
-    weights = torch.arange(z.shape[1], dtype=torch.float64, device=z.device).add_(2.0).rsqrt_()
-    _, inverse = torch.unique(z.to(torch.float64) @ weights, return_inverse=True)
-    count = int(inverse.max()) + 1
-    if count == n:
-        return z, None
-    first = torch.full((count,), n, dtype=inverse.dtype, device=z.device).scatter_reduce_(
-        0, inverse, torch.arange(n, device=z.device), "amin")
-    distinct = z.index_select(0, first)
-    if not torch.equal(distinct.index_select(0, inverse), z):
-        return z, None
-    return distinct, inverse
+from surrogate.models.separable_head import SeparableHead, distinct_rows
 
 
 class DeepONet(nn.Module):
@@ -89,6 +68,11 @@ class DeepONet(nn.Module):
         if inverse is not None:
             coefficients = coefficients.index_select(0, inverse)
         return self.combine(coefficients, self.trunk_features(rows[:, :POINT_COLUMNS]))
+
+    def linear_head(self) -> SeparableHead:
+        """The parameters u is linear in given trunk and branch features: the branch's read-out
+        and β (:class:`~surrogate.models.separable_head.SeparableHead`)."""
+        return SeparableHead(self)
 
     def taus(self) -> Tensor:
         """Steps of the trunk (depth,) then of the branch (branch depth,)."""

@@ -84,6 +84,11 @@ class EncodedInputs(nn.Module):
         config = replace(pruned, in_features=self.config.in_features, inputs="fields")
         return EncodedInputs(config, core, self.encoder), removed, config
 
+    def linear_head(self) -> EncodedHead:
+        """The core's linear head (its ``linear_head``; AttributeError without one) on the
+        encoded rows (x, E(s))."""
+        return EncodedHead(self, self.core.linear_head())
+
     def __getattr__(self, name: str) -> Any:
         """Modules and parameters first (nn.Module), then the core's other attributes."""
         try:
@@ -94,4 +99,26 @@ class EncodedInputs(nn.Module):
             return getattr(self._modules["core"], name)
 
 
-__all__ = ["EncodedInputs", "SensorEncoder", "core_config"]
+class EncodedHead:
+    """A core's linear head seen from the sensor rows: rows are encoded, θ is the core's."""
+
+    def __init__(self, model: EncodedInputs, head: Any) -> None:
+        self.model, self.head = model, head
+
+    def normal_equations(self, rows: Tensor, targets: Tensor) -> tuple[Tensor, Tensor]:
+        """The core head's (ΦᵀΦ, ΦᵀY) on the rows (x, E(s))."""
+        with torch.no_grad():
+            code = self.model.encoder(rows[:, POINT_COLUMNS:])
+        return self.head.normal_equations(torch.cat([rows[:, :POINT_COLUMNS], code], 1),
+                                          targets)
+
+    def weights(self) -> Tensor:
+        """The core head's θ."""
+        return self.head.weights()
+
+    def assign(self, theta: Tensor) -> None:
+        """Set the core head's θ."""
+        self.head.assign(theta)
+
+
+__all__ = ["EncodedInputs", "EncodedHead", "SensorEncoder", "core_config"]

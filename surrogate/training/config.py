@@ -68,6 +68,12 @@ class TrainConfig(TypedConfig):
         :mod:`surrogate.training.distributed`). A run resumes with the same number.
     bf16
         Forward passes under bfloat16 autocast (needs ``dtype="float32"``).
+    head_solve_epochs, head_solve_rows
+        Hybrid least-squares/gradient training (Cyr et al. 2020): after each of the last N
+        epochs, the model's linear head (the separable model's branch read-out and β) is
+        set to the minimiser of the data loss on ``head_solve_rows`` sampled training rows
+        (:mod:`surrogate.training.head_solve`; 0: never). Such an epoch logs its train loss
+        from before the solve, its val loss from after it.
     threads
         CPU threads of the training steps (``None``: one for a mini-batch whose widest layer
         has fewer than 2**19 outputs, else torch's count; :mod:`surrogate.training.threads`).
@@ -118,17 +124,25 @@ class TrainConfig(TypedConfig):
                          panel=DISTRIBUTED, ge=1)
     bf16: bool = setting(False, doc="Forward passes under bfloat16 autocast (needs --dtype "
                          "float32).", panel=RUN)
+    head_solve_epochs: int = setting(0, doc="Solve the linear head (separable model: branch "
+                                     "read-out and β) by least squares after each of the last "
+                                     "N epochs; 0: never.", panel=OPTIMISER, ge=0)
+    head_solve_rows: int = setting(131072, doc="Training rows sampled for each least-squares "
+                                   "head solve.", panel=OPTIMISER, ge=1)
     threads: int | None = setting(None, doc="CPU threads of the training steps; default: 1 "
                                   "when a mini-batch's widest layer has < 2^19 outputs (rows × "
                                   "width), else torch's count (OMP_NUM_THREADS).", panel=RUN,
                                   ge=1, shown="by step size")
 
     def check(self) -> None:
-        """Cross-field checks: lr_min <= lr, bf16 only with float32."""
+        """Cross-field checks: lr_min <= lr, bf16 only with float32, head solves in one
+        process."""
         if self.lr_min > self.lr:
             raise InputError(f"lr_min must not exceed lr = {self.lr}, got {self.lr_min!r}")
         if self.bf16 and self.dtype != "float32":
             raise InputError("bf16 autocast needs dtype float32 (it leaves float64 alone)")
+        if self.head_solve_epochs and self.nproc > 1:
+            raise InputError("head_solve_epochs trains in one process (nproc 1)")
 
     def to_toml(self) -> str:
         """TOML text of the config (``None`` fields are left out: they are the defaults)."""

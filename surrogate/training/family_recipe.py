@@ -14,8 +14,11 @@ kind
 The separable model (``--arch deeponet``) has its own recipe, tuned on the training split of
 a ``radial`` file of 320 problems × 2,000 points (issue 29, docs/results/break-even.md): ``params``
 inputs, a trunk of depth 3 and width 64 with p = 32 basis functions, SiLU σ, τ from 1 and the
-quadratic output, ``SEPARABLE_EPOCHS`` epochs of mini-batches of 256 rows from lr 5·10⁻³;
-``--arch deeponet`` alone selects ``params`` inputs.
+quadratic output, ``SEPARABLE_EPOCHS`` epochs of mini-batches of 256 rows from lr 5·10⁻³,
+then the branch's read-out and β solved by least squares on 131,072 training rows
+(``head_solve_epochs`` 1: hybrid least squares, :mod:`surrogate.training.head_solve`; the
+12 epochs of Adam alone before 2026-11-28); ``--arch deeponet`` alone selects ``params``
+inputs.
 
 Every option the user gave (a flag, a ``--config`` key, a key of the ``model`` / ``train``
 mapping of :func:`surrogate.training.loop.fit`) wins; a typed ``ModelConfig`` or
@@ -58,13 +61,14 @@ FAMILY_RECIPES: dict[str, Recipe] = {
 }
 """The family recipe per ``inputs`` kind."""
 
-SEPARABLE_EPOCHS = 12
+SEPARABLE_EPOCHS = 8
 ARCH_RECIPES: dict[tuple[str, str], Recipe] = {
     ("deeponet", "params"): Recipe(
         "family-deeponet-params", "deeponet",
         {"inputs": "params", "width": 64, "depth": 3, "basis": 32, "activation": "silu",
          "tau_init": 1.0, "quadratic_output": True},
-        {**FAMILY_TRAIN, "lr": 5e-3, "epochs": SEPARABLE_EPOCHS, "batch_size": 256},
+        {**FAMILY_TRAIN, "lr": 5e-3, "epochs": SEPARABLE_EPOCHS, "batch_size": 256,
+         "head_solve_epochs": 1},
         "issue 29: the separable model tuned on a radial training split "
         "(docs/results/break-even.md)"),
 }

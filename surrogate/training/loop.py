@@ -63,6 +63,12 @@ from surrogate.training.epoch import (
 from surrogate.training.failures import check_finite, kept_checkpoint, solve_failure_message
 from surrogate.training.family_inputs import family_record
 from surrogate.training.family_recipe import with_recipe_defaults
+from surrogate.training.head_solve import (
+    head_sample,
+    head_solve_due,
+    linear_head,
+    solve_linear_head,
+)
 from surrogate.training.history import epoch_record, progress_line
 from surrogate.training.metrics import run_metrics
 from surrogate.training.optimiser import step_scheduler
@@ -173,6 +179,8 @@ def _fresh_state(model_config: ModelConfig | Any, config: TrainConfig, device: t
     net = build_initial_model(model_config, init_seed).to(device, dtype)
     if config.prune_every is not None:
         net.prune(0.0)  # fails now (InputError) for architectures that cannot be pruned
+    if config.head_solve_epochs:
+        linear_head(net)  # fails now (InputError) for a model without a linear head
     return new_state(net, config, shuffle_seed, kind)
 
 
@@ -187,6 +195,8 @@ def _one_epoch(run: Training, reduction: Reduction, train: tuple[Tensor, Tensor]
     lr = state.optimizer.param_groups[0]["lr"]
     try:
         train_loss, penalty, grad_norms = train_epoch(state, config, *train, reduction)
+        if head_solve_due(state.epoch, config.head_solve_epochs, config.epochs):
+            _solve_head(state, config, train)
         val_loss = evaluate_loss(state.model, *val)
     except SolverError as exc:  # an implicit layer's solve failed in this epoch
         raise SolverError(solve_failure_message(state, exc, lr, run.kept())) from None
@@ -205,6 +215,17 @@ def _one_epoch(run: Training, reduction: Reduction, train: tuple[Tensor, Tensor]
     if config.prune_every is not None and state.epoch % config.prune_every == 0:
         prune_in_training(state, config)
     return record
+
+
+def _solve_head(state: TrainingState, config: TrainConfig, train: tuple[Tensor, Tensor]
+                ) -> None:
+    """The hybrid step: the linear head set to its least-squares minimiser on a sample of
+    ``config.head_solve_rows`` training rows (:mod:`surrogate.training.head_solve`)."""
+    x, y = train
+    index = head_sample(x.shape[0], config.head_solve_rows, config.seed, state.epoch, x.device)
+    if index is not None:
+        x, y = x.index_select(0, index), y.index_select(0, index)
+    solve_linear_head(state.model, x, y)
 
 
 def _split(run: Training, name: str) -> tuple[Tensor, Tensor]:

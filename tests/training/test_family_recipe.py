@@ -117,7 +117,8 @@ def test_the_command_line_passes_only_given_options_so_the_recipe_applies(family
 
 def test_the_separable_model_takes_its_own_recipe_and_params_inputs(family_file, tmp_path):
     """--arch deeponet alone: params inputs, the issue 29 recipe (trunk 3 × 64, p = 32,
-    batches of 256 from lr 5e-3); the ResNet recipe is not applied to it."""
+    batches of 256 from lr 5e-3, the head solved by least squares after the last epoch);
+    the ResNet recipe is not applied to it."""
     from surrogate.training.family_recipe import ARCH_RECIPES, SEPARABLE_EPOCHS
 
     run = fit(family_file, {"arch": "deeponet", "basis": 4}, {"epochs": 1},
@@ -132,4 +133,5 @@ def test_the_separable_model_takes_its_own_recipe_and_params_inputs(family_file,
     assert "basis" not in applied["model"] and applied["model"]["inputs"] == "params"
     recipe = ARCH_RECIPES[("deeponet", "params")]
     assert recipe.train["epochs"] == SEPARABLE_EPOCHS and recipe.model["basis"] == 32
+    assert recipe.train["head_solve_epochs"] == 1 and train["head_solve_epochs"] == 1
     assert run.model_config.arch == "deeponet"
