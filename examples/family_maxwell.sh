@@ -45,10 +45,13 @@
 #          (default "radial inclusion"), INPUTS (radial's runs, default "params fields
 #          pointwise"), INCL_INPUTS (inclusion's, default "params fields separable"),
 #          OUTPUT_LAYER (quadratic or linear; default quadratic), SURROGATE (the command).
-# Runtime (2 cores): a few seconds of radial data, ≈ 12 min of inclusion truth (2 workers),
-#          1–11 min of training per run (params: 40 epochs of ≈ 7 s; fields: 80 epochs of
-#          ≈ 8 s), minutes of radial evaluation at level 4 and ≈ 20 min of inclusion
-#          evaluation (its fitted truth and the fitted candidates); about 1.5 h in all.
+# Runtime (2 cores): a few seconds of radial data; inclusion's fitted truth ≈ 13.5 s of CPU a
+#          problem (160 problems, 2 workers: 61 min on a machine shared with other jobs, ≈ 18
+#          min idle); 1–11 min of training per run (params: 40 epochs of ≈ 3 s on 128
+#          problems; fields: 80 epochs); minutes of radial evaluation at level 4 and ≈ 30 min
+#          of inclusion evaluation (its fitted truth and the fitted candidates, 32 problems).
+# Results (docs/results/families.md, 2026-11-28): inclusion params 4.09 / 6.01 % median / p90
+#          on the fitted truth, N* 5,658 against NGSolve order 2 on level 2; separable 21.7 %.
 # Outputs:  OUT_DIR/data/{radial,inclusion}.h5, OUT_DIR/runs/<family>-<inputs>/,
 #           OUT_DIR/report/{radial,inclusion}/ (evaluation.json with break_even_queries,
 #           index.html, plots).
