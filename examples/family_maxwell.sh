@@ -43,7 +43,9 @@
 #          (radial levels, 0-4), INCL_LEVELS (default 1-3), WORKERS (gen-data processes,
 #          default 2), JOBS (runs trained at once, default 1), SEED (default 0), FAMILIES
 #          (default "radial inclusion"), INPUTS (radial's runs, default "params fields
-#          pointwise"), INCL_INPUTS (inclusion's, default "params fields separable"),
+#          pointwise"), INCL_INPUTS (inclusion's, default "params separable": `fields` on its
+#          1000 sensors holds the sensor values per row, 320k × 4,051 float64 = 10 GB before
+#          copies, and was killed for memory on a 23 GB machine),
 #          OUTPUT_LAYER (quadratic or linear; default quadratic), SURROGATE (the command).
 # Runtime (2 cores): a few seconds of radial data; inclusion's fitted truth ≈ 13.5 s of CPU a
 #          problem (160 problems, 2 workers: 61 min on a machine shared with other jobs, ≈ 18
@@ -81,7 +83,7 @@ JOBS=${JOBS:-1}
 SEED=${SEED:-0}
 FAMILIES=${FAMILIES:-radial inclusion}
 INPUTS=${INPUTS:-params fields pointwise}
-INCL_INPUTS=${INCL_INPUTS:-params fields separable}
+INCL_INPUTS=${INCL_INPUTS:-params separable}
 OUTPUT_LAYER=${OUTPUT_LAYER:-quadratic}
 SURROGATE=${SURROGATE:-surrogate}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
