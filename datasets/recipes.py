@@ -76,7 +76,7 @@ class MaxwellFamilyRecipe:
     (``inclusion`` only, its default), the NGSolve solve of ``truth_fem_order`` on the
     member's mesh fitted to its ball with tets ≤ ``truth_maxh``. None fields take the
     defaults of the resolved truth (stored resolved); ``n_volume``/``n_boundary`` the
-    sensor counts.
+    sensor counts (``n_volume`` None: the family's own, stored resolved).
     """
 
     family: str = setting("radial", doc="Problem family (surrogate.fem.families): with a "
@@ -103,7 +103,8 @@ class MaxwellFamilyRecipe:
         shown="3 (fitted), 1 (level)")
     truth_maxh: float | None = setting(
         None, doc="Largest tet size of the fitted FEM truth's mesh.", shown="0.25 (fitted)")
-    n_volume: int = setting(48, doc="Sensor points inside the training domain (f and φ).")
+    n_volume: int | None = setting(None, doc="Sensor points inside the training domain (f "
+                                   "and φ).", shown="the family's: 48 (radial), 1000 (inclusion)")
     n_boundary: int = setting(16, doc="Sensor points on its boundary (u × n).")
     box: tuple[tuple[float, float], ...] | None = setting(
         None, doc="Parameter box, pairs [low, high] (a --recipe TOML file: box = [[lo, hi], "
@@ -116,6 +117,8 @@ class MaxwellFamilyRecipe:
 
         family = get_family(self.family)
         object.__setattr__(self, "split", parse_split(self.split))
+        if self.n_volume is None:
+            object.__setattr__(self, "n_volume", family.volume_sensors)
         for key, minimum in (("problems", 1), ("points", 1), ("seed", 0), ("n_volume", 1),
                              ("n_boundary", 1)):
             object.__setattr__(self, key, _number(key, getattr(self, key), int, minimum))

@@ -86,7 +86,8 @@ def qmc_unit(n: int, p: int, seed: int, method: str = "sobol") -> np.ndarray:
 
 @dataclass(frozen=True)
 class Family:
-    """A named family of static Maxwell problems; ``make(mu)`` builds the member μ."""
+    """A named family of static Maxwell problems; ``make(mu)`` builds the member μ;
+    ``volume_sensors``: its default number of volume sensors (f, φ) for ``fields`` inputs."""
 
     name: str
     param_names: tuple[str, ...]
@@ -94,6 +95,7 @@ class Family:
     has_exact: bool
     make: Callable[[np.ndarray], FamilyProblem] = field(repr=False)
     training_domain: str = "cylinder"
+    volume_sensors: int = 48
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "box", check_box(self.box, self.param_names))

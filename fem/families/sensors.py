@@ -49,10 +49,13 @@ def cylinder_sensors(radius: float, n_volume: int, n_boundary: int) -> Sensors:
     return Sensors(volume, np.concatenate([side, *caps]), np.concatenate([side_n, *caps_n]))
 
 
-def sensor_layout(family, n_volume: int = 48, n_boundary: int = 16) -> Sensors:
-    """The fixed sensors of ``family`` in its training domain (deterministic)."""
+def sensor_layout(family, n_volume: int | None = None, n_boundary: int = 16) -> Sensors:
+    """The fixed sensors of ``family`` in its training domain (deterministic); ``n_volume``
+    None: the family's own count (``family.volume_sensors``)."""
     from surrogate.fem.domains import Cylinder, get_domain
 
+    if n_volume is None:
+        n_volume = family.volume_sensors
     if n_volume < 1 or n_boundary < 1:
         raise InputError(f"need at least one volume and one boundary sensor, got {n_volume} "
                          f"and {n_boundary}")

@@ -327,11 +327,16 @@ def hcurl_dofs(mesh, order: int) -> int:
     """H(curl) DOFs of the space of ``order`` on the tet ``mesh`` (any backend: the same
     space), without building it: N0 one per edge; order k ≥ 1 (second kind, degree k)
     k + 1 per edge, k² − 1 per face and (k − 2)(k − 1)(k + 1)/2 per tet."""
+    return hcurl_dofs_of(int(mesh.edges.shape[1]), int(mesh.facets.shape[1]),
+                         int(mesh.t.shape[1]), order)
+
+
+def hcurl_dofs_of(edges: int, faces: int, cells: int, order: int) -> int:
+    """:func:`hcurl_dofs` from a tet mesh's counts of edges, faces and cells (any mesh, e.g.
+    a netgen one)."""
     k = int(order)
-    edges = int(mesh.edges.shape[1])
     if k == 0:
-        return edges
-    faces, cells = int(mesh.facets.shape[1]), int(mesh.t.shape[1])
+        return int(edges)
     return edges * (k + 1) + faces * (k * k - 1) + cells * (k - 2) * (k - 1) * (k + 1) // 2
 
 
@@ -391,5 +396,5 @@ __all__ = ["METHODS", "METHOD_NAMES", "ORDER_NAMES", "BACKENDS", "FEM_ORDERS",
            "installed_backends", "shared_solvers", "check_solver",
            "check_backend", "check_method", "parse_backends", "check_order", "parse_orders",
            "order_from_legacy", "fem_method", "fem_methods", "evaluation_methods",
-           "backends_note", "hcurl_dofs", "fem_key", "parse_fem_key", "fem_approximation",
-           "fem_hcurl_errors", "naming_table"]
+           "backends_note", "hcurl_dofs", "hcurl_dofs_of", "fem_key", "parse_fem_key",
+           "fem_approximation", "fem_hcurl_errors", "naming_table"]

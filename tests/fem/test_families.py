@@ -154,6 +154,28 @@ def test_sensor_layout_lies_in_the_cylinder_and_on_its_boundary():
     np.testing.assert_array_equal(sensor_layout(family).volume_points, s.volume_points)
 
 
+def test_inclusion_has_its_own_sensor_layout_that_sees_every_ball():
+    """inclusion's default: 1000 volume sensors, so that every ball of the box holds some
+    (48, radial's default, leave a ball without any sensor on many members); recipes
+    resolve the family's count and store it."""
+    from surrogate.datasets.recipes import MaxwellFamilyRecipe
+
+    family = get_family("inclusion")
+    assert sensor_layout(family).volume_points.shape == (1000, 3)
+    assert sensor_layout(get_family("radial")).volume_points.shape == (48, 3)
+    mu = family.sample(512, 3)
+
+    def hits(sensors):
+        d = np.linalg.norm(sensors.volume_points[None] - mu[:, None, :3], axis=2)
+        return (d < mu[:, 3:4]).sum(axis=1)
+
+    assert hits(sensor_layout(family)).min() >= 1
+    assert (hits(sensor_layout(family, 48)) == 0).mean() > 0.3
+    assert MaxwellFamilyRecipe(family="inclusion").n_volume == 1000
+    assert MaxwellFamilyRecipe(family="radial").to_dict()["n_volume"] == 48
+    assert MaxwellFamilyRecipe(family="inclusion", n_volume=48).n_volume == 48
+
+
 def test_inclusion_truth_converges_towards_the_finer_solve():
     """Complete linear (order 1) on levels 1, 2 and N0 on levels 1, 2 against the truth,
     complete linear on level 3 (the truth's own error against complete linear on level 4:

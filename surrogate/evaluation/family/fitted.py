@@ -104,17 +104,35 @@ def fitted_solver(requested: str) -> str:
     return "direct" if requested == "auto" else requested
 
 
+def fitted_dofs(problem: Any, maxh: float, orders: tuple[int, ...]) -> dict[int, int]:
+    """H(curl) DOFs of each of ``orders`` on ``problem``'s fitted mesh of ``maxh``, counted
+    on an uncurved meshing of it (curving moves nodes, not DOFs; untimed)."""
+    from surrogate.fem.fitted.geometry import fitted_mesh
+    from surrogate.fem.hcurl.registry import hcurl_dofs_of
+
+    mesh = fitted_mesh(problem.centre, problem.radius, maxh, 1).ngmesh
+    return {k: hcurl_dofs_of(mesh.nedge, mesh.nface, mesh.ne, k) for k in orders}
+
+
 def fitted_fem(rules: LevelRules, options: Any, skipped: set[str]) -> dict[str, dict[str, Any]]:
     """``{fitted_key: entry}`` of every fitted candidate (``options.fem_fitted_maxh`` ×
     :func:`fitted_orders`) of ``rules.problem``, errors on ``rules``' level (module
     docstring); a solve under the repeat threshold timed as the fastest of
-    ``options.repeats`` (each remeshing); a failed solve is left out (said in ``skipped``)."""
+    ``options.repeats`` (each remeshing); a candidate above ``options.fem_max_dofs`` H(curl)
+    DOFs is not solved, a failed solve is left out (both said in ``skipped``)."""
     from surrogate.fem.fitted.solve import fitted_truth
     from surrogate.fem.hcurl.errors import error_intorder
 
     problem, out = rules.problem, {}
+    orders = fitted_orders(options.fem_orders)
     for maxh in options.fem_fitted_maxh or ():
-        for order in fitted_orders(options.fem_orders):
+        dofs = fitted_dofs(problem, maxh, orders)
+        for order in orders:
+            if dofs[order] > options.fem_max_dofs:
+                skipped.add(f"{FITTED_BACKEND} order {order}, {fitted_mesh_name(maxh)}: "
+                            f"more H(curl) DOFs than --fem-max-dofs {options.fem_max_dofs} on "
+                            "some problems")
+                continue
             def solve(order: int = order, maxh: float = maxh) -> Any:
                 return fitted_truth(problem, order, maxh, solver=fitted_solver(options.solver))
 
@@ -139,5 +157,5 @@ def fitted_fem(rules: LevelRules, options: Any, skipped: set[str]) -> dict[str, 
 
 
 __all__ = ["FITTED_BACKEND", "FITTED_MAXH", "FITTED_ORDERS", "check_maxh", "fitted_fem",
-           "fitted_key", "fitted_mesh_name", "fitted_orders", "fitted_solver",
+           "fitted_dofs", "fitted_key", "fitted_mesh_name", "fitted_orders", "fitted_solver",
            "has_fitted_geometry", "parse_maxh_list", "resolved_maxh"]

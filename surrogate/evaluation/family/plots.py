@@ -1,7 +1,8 @@
 """The Pareto figure of a family evaluation: median relative L² error against time per query.
 
 One PNG per test domain: the FEM mixed solves as one curve per (backend, Nédélec order)
-through its mesh levels, each surrogate as two points (the whole field and u at the probe
+through its mesh levels, the fitted ones (meshing included) one dotted curve per order through
+their maxh, each surrogate as two points (the whole field and u at the probe
 points), log–log.
 """
 
@@ -21,17 +22,20 @@ def pareto_figure(pareto: Mapping[str, Any], domain: str, family: str, path: Pat
     fig, ax = plt.subplots(figsize=(7.0, 5.0))
     solves = [p for p in pareto["fem"] if p["method"] == "solve"
               and p["error"] is not None and p["seconds"]]
-    keys = sorted({(p.get("backend", OWN_BACKEND), p["order"]) for p in solves},
-                  key=lambda key: (backend_rank(key[0]), key))
-    for i, (backend, order) in enumerate(keys):
-        points = sorted((p for p in solves if (p.get("backend", OWN_BACKEND), p["order"])
-                         == (backend, order)), key=lambda p: p["level"])
-        style = ("o" if order == 0 else "s") + backend_line(backend)
+    keys = sorted({(p.get("backend", OWN_BACKEND), p["order"], bool(p.get("mesh")))
+                   for p in solves}, key=lambda key: (key[2], backend_rank(key[0]), key))
+    for i, (backend, order, fitted) in enumerate(keys):
+        points = sorted((p for p in solves if (p.get("backend", OWN_BACKEND), p["order"],
+                                                bool(p.get("mesh"))) == (backend, order, fitted)),
+                        key=lambda p: -p["maxh"] if fitted else p["level"])
+        style = ("D:" if fitted else ("o" if order == 0 else "s") + backend_line(backend))
+        where = "fitted meshes, maxh" if fitted else "levels"
         ax.loglog([p["seconds"] for p in points], [p["error"] for p in points], style,
-                  color=f"C{i % 10}", label=f"{fem_name(backend, order)} mixed solve (levels)")
+                  color=f"C{i % 10}", label=f"{fem_name(backend, order)} mixed solve ({where})")
         for p in points:
-            ax.annotate(f"L{p['level']}", (p["seconds"], p["error"]), fontsize=8,
-                        textcoords="offset points", xytext=(4, 4))
+            ax.annotate(f"h{p['maxh']:g}" if fitted else f"L{p['level']}",
+                        (p["seconds"], p["error"]), fontsize=8, textcoords="offset points",
+                        xytext=(4, 4))
     markers = "^vD*PX<>"
     for i, run in enumerate(pareto["surrogates"]):
         if run["error"] is None:
@@ -71,7 +75,8 @@ def make_family_figures(summary: Mapping[str, Any], out_dir: str | Path) -> dict
             "file": name,
             "caption": f"{summary['family']} on {domain}: median relative L² error over "
                        f"{summary['draw']['problems']} unseen problems against time per "
-                       "query; FEM mixed solves per backend and order through the levels, "
+                       "query; FEM mixed solves per backend and order through the levels (fitted "
+                       "meshes: dotted, through maxh, meshing included), "
                        "each surrogate "
                        "for the whole field (filled), at the probe points (open) and per "
                        "problem of a batch (half filled)"}

@@ -3,18 +3,22 @@
 From the raw per-problem records of :class:`~surrogate.evaluation.family.measure.FamilyEvaluation`:
 
 - ``error_table[domain]``: one row per source (each FEM method/backend/order/level, each
-  surrogate on each level's mesh) with the median / p90 over problems of the relative L² error
-  in every region and the median seconds (FEM: mesh → u_h);
+  fitted candidate per order and maxh, each surrogate on each level's mesh) with the median /
+  p90 over problems of the relative L² error in every region and the median seconds (FEM:
+  mesh → u_h);
 - ``pareto[domain]``: median error against median time per query (FEM mixed solve per
-  backend, order and level; each surrogate for the whole field and at the probes);
+  backend, order and level or fitted maxh; each surrogate for the whole field and at the
+  probes);
 - ``break_even_queries[label][domain]``: :func:`~surrogate.evaluation.family.economics.
-  break_even_table` with the mixed solves of every backend, order and level as candidates and
-  the surrogate's error on the finest level's mesh. Torch-free.
+  break_even_table` with the mixed solves of every backend, order and level (and the fitted
+  ones) as candidates and the surrogate's error on the finest level's mesh. Torch-free.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from surrogate.core.equal_error import FemCandidate
 from surrogate.evaluation.family.economics import break_even_table, distribution
@@ -25,13 +29,16 @@ REGIONS = ("relative_error", "inside", "outside", "near_interface", "away_from_i
 METHOD_NAMES = {"best": "best approx.", "solve": "mixed solve"}
 
 
-def fem_source(method: str, order: int, level: int, backend: str | None = None) -> str:
+def fem_source(method: str, order: int, level: int | None, backend: str | None = None,
+               mesh: str | None = None) -> str:
     """Row name of a FEM baseline, e.g. ``"N0 mixed solve L3"`` (the own backend),
-    ``"ngsolve: complete quadratic mixed solve L1"``."""
+    ``"ngsolve: complete quadratic mixed solve L1"``, ``"ngsolve: complete cubic mixed
+    solve, fitted maxh 0.35"`` (a ``mesh`` fitted to the member instead of a level)."""
     from surrogate.fem.hcurl.registry import OWN_BACKEND, fem_name
 
     space = fem_name(backend or OWN_BACKEND, order)
-    return f"{space} {METHOD_NAMES.get(method, method)} L{level}"
+    where = f", {mesh}" if mesh else f" L{level}"
+    return f"{space} {METHOD_NAMES.get(method, method)}{where}"
 
 
 def _domain_levels(problems: list[dict[str, Any]], domain: str) -> list[list[dict[str, Any]]]:
@@ -66,11 +73,33 @@ def error_table(problems: list[dict[str, Any]], domain: str, labels: list[str]
                              "h": level_record["h"], "ndofs": entries[0]["ndofs"],
                              "seconds": distribution([e["seconds"] for e in entries]),
                              "errors": _regions(entries)})
+    rows += fitted_rows(problems, domain)
     for label in labels:
         for i, level_record in enumerate(first):
             entries = [levels[i]["runs"][label] for levels in per_problem]
             rows.append({"source": label, "kind": "surrogate", "level": level_record["level"],
                          "h": level_record["h"], "errors": _regions(entries)})
+    return rows
+
+
+def fitted_rows(problems: list[dict[str, Any]], domain: str) -> list[dict[str, Any]]:
+    """Rows of the fitted candidates (mixed solve on each member's own mesh of maxh h, timed
+    with its meshing): like a level row, with ``"level": None``, ``"mesh"`` ("fitted maxh
+    0.35"), ``"maxh"``, the median DOFs over problems (the mesh varies with the member) and
+    the meshing's share of the seconds; absent where the domain has none."""
+    records = [p["domains"][domain].get("fitted") or {} for p in problems]
+    rows = []
+    for key in dict.fromkeys(k for record in records for k in record):
+        entries = [record[key] for record in records if key in record]
+        backend, order, maxh = entries[0]["backend"], entries[0]["order"], entries[0]["maxh"]
+        mesh = fitted_mesh_name(maxh)
+        rows.append({"source": fem_source("solve", order, None, backend, mesh),
+                     "kind": "fem", "method": "solve", "backend": backend, "order": order,
+                     "level": None, "mesh": mesh, "maxh": maxh, "h": maxh,
+                     "ndofs": int(np.median([e["ndofs"] for e in entries])),
+                     "seconds": distribution([e["seconds"] for e in entries]),
+                     "mesh_seconds": distribution([e["mesh_seconds"] for e in entries]),
+                     "errors": _regions(entries)})
     return rows
 
 
@@ -82,8 +111,10 @@ def pareto_points(problems: list[dict[str, Any]], domain: str, table: list[dict[
             "level": r["level"], "method": r["method"],
             "error": r["errors"]["relative_error"]["median"],
             "p90_error": r["errors"]["relative_error"]["p90"],
-            "seconds": r["seconds"]["median"]} for r in table if r["kind"] == "fem"]
-    finest = max(r["level"] for r in table)
+            "seconds": r["seconds"]["median"], **({"mesh": r["mesh"], "maxh": r["maxh"]}
+                                                    if r.get("mesh") else {})}
+           for r in table if r["kind"] == "fem"]
+    finest = max((r["level"] for r in table if r["level"] is not None), default=None)
     runs = []
     for label in labels:
         row = next(r for r in table if r["source"] == label and r["level"] == finest)
@@ -172,4 +203,4 @@ def summarise(evaluation: Any) -> dict[str, Any]:
 
 
 __all__ = ["REGIONS", "batch_seconds", "break_even_queries", "candidates", "error_table",
-           "fem_source", "pareto_points", "summarise"]
+           "fem_source", "fitted_rows", "pareto_points", "summarise"]

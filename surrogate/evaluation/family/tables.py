@@ -53,13 +53,15 @@ def _fem_key(row: Mapping[str, Any]) -> tuple[str, int]:
 
 
 def source_name(row: Mapping[str, Any]) -> str:
-    """A row's name: ``ng2 solve L3`` for a FEM (its source in older files), ``params (NN, L3
-    mesh)`` for a surrogate."""
+    """A row's name: ``ng2 solve L3`` for a FEM (its source in older files), ``ng3 solve
+    fitted maxh 0.35`` for one on the member's fitted mesh, ``params (NN, L3 mesh)`` for a
+    surrogate."""
     if row["kind"] != "fem":
         return f"{row['source']} (NN, L{row['level']} mesh)"
     if not _has_key(row):
         return row["source"]
-    return f"{fem_short_label(*_fem_key(row))} {row.get('method', 'solve')} L{row['level']}"
+    where = row.get("mesh") or f"L{row['level']}"
+    return f"{fem_short_label(*_fem_key(row))} {row.get('method', 'solve')} {where}"
 
 
 def legend_line(summary: Mapping[str, Any]) -> str | None:

@@ -161,7 +161,9 @@ def test_content_hash_covers_the_problem_parameters(radial_file):
     (1, "sha256:5f60dc058dfd73c63f5f3e7f4b62e4f5afefb24f92b7893d5e82b59557f55e73")])
 def test_an_inclusion_dataset_is_bit_identical_to_earlier_releases(tmp_path, order, pinned):
     """Pinned content hashes (recorded before the mesh sampler and the checked LU solve became
-    one function each in fem/): the same points in the truth mesh, the same FEM truth."""
+    one function each in fem/): the same points in the truth mesh, the same FEM truth (48
+    volume sensors: inclusion's default before it had its own, 1000)."""
     recipe = MaxwellFamilyRecipe(family="inclusion", problems=3, points=30, seed=1,
-                                 truth_mesh="level", truth_level=1, truth_fem_order=order)
+                                 truth_mesh="level", truth_level=1, truth_fem_order=order,
+                                 n_volume=48)
     assert generate_dataset(recipe, tmp_path / "incl.h5")["content_hash"] == pinned

@@ -20,6 +20,7 @@ from surrogate.evaluation.family.economics import (
     problem_break_even,
 )
 from surrogate.evaluation.family.fem import interface_distance
+from surrogate.evaluation.family.fitted import fitted_dofs
 from surrogate.evaluation.family.measure import evaluate_family_runs, family_of_runs
 from surrogate.evaluation.family.options import FamilyEvaluationOptions
 from surrogate.fem.families import get_family
@@ -345,6 +346,9 @@ def test_fitted_candidates_are_timed_with_their_meshing_and_chosen_beside_the_le
     record = summary["problems"][0]["domains"]["cylinder"]
     [(key, entry)] = record["fitted"].items()
     assert key == "ngsolve:1@0.6" and entry["order"] == 1 and entry["curve_order"] == 2
+    # --fem-max-dofs counts a fitted candidate's DOFs before solving it: NGSolve's count
+    problem = family.problem(np.asarray(summary["problems"][0]["params"]))
+    assert fitted_dofs(problem, 0.6, (1,)) == {1: entry["ndofs"]}
     assert 0 < entry["mesh_seconds"] < entry["seconds"]
     # judged against the order-2 truth on the same mesh: small, but not zero
     assert 1e-4 < entry["relative_error"] < 0.5
