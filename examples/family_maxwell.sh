@@ -45,7 +45,7 @@
 #          (default "radial inclusion"), INPUTS (radial's runs, default "params fields
 #          pointwise"), INCL_INPUTS (inclusion's, default "params separable": `fields` on its
 #          1000 sensors holds the sensor values per row, 320k × 4,051 float64 = 10 GB before
-#          copies, and was killed for memory on a 23 GB machine),
+#          copies: more than `fit` may use on a 23 GB machine),
 #          OUTPUT_LAYER (quadratic or linear; default quadratic), SURROGATE (the command).
 # Runtime (2 cores): a few seconds of radial data; inclusion's fitted truth ≈ 13.5 s of CPU a
 #          problem (160 problems, 2 workers: 61 min on a machine shared with other jobs, ≈ 18

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
+from surrogate.core.limits import memory_budget, size_text
 from surrogate.models.config import INPUT_KINDS, POINT_COLUMNS
 
 POINT_NAMES = ("x1", "x2", "x3")
@@ -76,8 +77,17 @@ def family_rows(kind: str, inputs: np.ndarray, problem_id: np.ndarray, family: A
     _check_kind(kind)
     if kind == "pointwise":
         return inputs
-    table = family.params if kind == "params" else family.sensor_values
-    return np.hstack([inputs[:, :POINT_COLUMNS], np.asarray(table)[problem_id]])
+    table = np.asarray(family.params if kind == "params" else family.sensor_values)
+    columns = POINT_COLUMNS + table.shape[1]
+    need, budget = len(problem_id) * columns * np.result_type(inputs, table).itemsize, \
+        memory_budget()
+    if need > budget:  # one line instead of the kernel's out-of-memory kill
+        raise InputError(f"--inputs {kind} joins {table.shape[1]} values to each of "
+                         f"{len(problem_id):,} rows: {size_text(need)}, more than the "
+                         f"{size_text(budget)} this process may use (half the available "
+                         f"memory); use fewer sensors (gen-data --n-volume), fewer rows or "
+                         f"--inputs params")
+    return np.hstack([inputs[:, :POINT_COLUMNS], table[problem_id]])
 
 
 def family_input_names(kind: str, dataset: Any) -> tuple[str, ...]:

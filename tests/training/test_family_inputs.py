@@ -170,3 +170,16 @@ def test_fit_of_a_family_writes_a_run_that_predicts_new_members(kind, tmp_path,
                               dataset.targets[test])
     assert error == pytest.approx(run.metrics["relative_l2_error"]["test"], rel=1e-6)
     assert run.metrics["relative_l2_error"]["train"] < 0.5  # it learned something
+
+
+def test_rows_beyond_the_memory_budget_are_one_input_error(monkeypatch):
+    """A join larger than half the available memory fails in one line (not an OOM kill)."""
+    dataset, _ = radial_dataset(problems=3, points=5)
+    family = dataset.family
+    need = len(family.problem_id) * (3 + np.asarray(family.sensor_values).shape[1]) * 8
+    monkeypatch.setattr("surrogate.training.family_inputs.memory_budget", lambda: need - 1)
+    with pytest.raises(InputError, match=r"--inputs fields joins \d+ values to each of 15 "
+                                         r"rows: .* more than the .* this process may use"):
+        family_rows("fields", dataset.inputs, family.problem_id, family)
+    monkeypatch.setattr("surrogate.training.family_inputs.memory_budget", lambda: need)
+    assert family_rows("fields", dataset.inputs, family.problem_id, family).nbytes == need
