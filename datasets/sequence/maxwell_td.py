@@ -108,6 +108,16 @@ def parse_points(name: str, value: Any) -> tuple[tuple[float, float, float], ...
     return tuple(tuple(p) for p in points.tolist())
 
 
+def recipe_dict(recipe: Any, kind: str) -> dict[str, Any]:
+    """A sequence recipe as a JSON-safe dict: tuples (and tuples of pairs) as lists, ``kind``
+    first."""
+    values = dataclasses.asdict(recipe)
+    for key, value in values.items():
+        if isinstance(value, tuple):
+            values[key] = [list(v) if isinstance(v, tuple) else v for v in value]
+    return {"kind": kind, **values}
+
+
 @dataclass(frozen=True)
 class MaxwellTDRecipe:
     """Sequences of the time-domain Maxwell cavity problem (see the module docstring).
@@ -194,11 +204,7 @@ class MaxwellTDRecipe:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict (``kind`` names the recipe type)."""
-        values = dataclasses.asdict(self)
-        for key, value in values.items():
-            if isinstance(value, tuple):
-                values[key] = [list(v) if isinstance(v, tuple) else v for v in value]
-        return {"kind": "maxwell-td", **values}
+        return recipe_dict(self, "maxwell-td")
 
     def estimated_bytes(self) -> int:
         """Rough dataset file size: inputs, targets, time, splits, mesh."""

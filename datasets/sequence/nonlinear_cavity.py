@@ -26,7 +26,6 @@ per sample in the first two, so sample i depends only on (recipe, i).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from surrogate.datasets.sequence.maxwell_td import (
     _positive,
     parse_points,
     parse_range,
+    recipe_dict,
     spawned_child,
 )
 from surrogate.datasets.sequence.source_signals import SIGNAL_FAMILIES, draw_signal
@@ -141,11 +141,7 @@ class MaxwellNLRecipe:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict (``kind`` names the recipe type)."""
-        values = dataclasses.asdict(self)
-        for key, value in values.items():
-            if isinstance(value, tuple):
-                values[key] = [list(v) if isinstance(v, tuple) else v for v in value]
-        return {"kind": "maxwell-nl", **values}
+        return recipe_dict(self, "maxwell-nl")
 
     def estimated_bytes(self) -> int:
         """Rough dataset file size: inputs, targets, time, splits, mesh."""
