@@ -108,6 +108,18 @@ def parse_points(name: str, value: Any) -> tuple[tuple[float, float, float], ...
     return tuple(tuple(p) for p in points.tolist())
 
 
+def check_time_stepping(recipe: Any, backend: str) -> None:
+    """A sequence recipe's ``richardson`` a bool (set as one) and its ``fem_order`` one of
+    ``backend``'s time-domain orders; InputError otherwise."""
+    if not isinstance(recipe.richardson, (bool, np.bool_)):
+        raise InputError(f"recipe richardson={recipe.richardson!r}: expected true or false")
+    object.__setattr__(recipe, "richardson", bool(recipe.richardson))
+    offered = BACKENDS[backend].time_domain
+    if recipe.fem_order not in offered:
+        raise InputError(f"recipe fem_order={recipe.fem_order}: the {backend} "
+                         f"time-domain backend offers orders {tuple(sorted(offered))}")
+
+
 def recipe_dict(recipe: Any, kind: str) -> dict[str, Any]:
     """A sequence recipe as a JSON-safe dict: tuples (and tuples of pairs) as lists, ``kind``
     first."""
@@ -194,13 +206,7 @@ class MaxwellTDRecipe:
                              f"{', '.join(SIGNAL_FAMILIES)}")
         if self.dtype not in DTYPES:
             raise InputError(f"unknown dtype {self.dtype!r}; choose one of: {', '.join(DTYPES)}")
-        if not isinstance(self.richardson, (bool, np.bool_)):
-            raise InputError(f"recipe richardson={self.richardson!r}: expected true or false")
-        set_(self, "richardson", bool(self.richardson))
-        offered = BACKENDS[check_backend(self.fem_backend)].time_domain
-        if self.fem_order not in offered:
-            raise InputError(f"recipe fem_order={self.fem_order}: the {self.fem_backend} "
-                             f"time-domain backend offers orders {tuple(sorted(offered))}")
+        check_time_stepping(self, check_backend(self.fem_backend))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict (``kind`` names the recipe type)."""

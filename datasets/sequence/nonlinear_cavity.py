@@ -39,6 +39,7 @@ from surrogate.datasets.format import DTYPES
 from surrogate.datasets.sequence.maxwell_td import (
     _integer,
     _positive,
+    check_time_stepping,
     parse_points,
     parse_range,
     recipe_dict,
@@ -129,15 +130,7 @@ class MaxwellNLRecipe:
             if getattr(self, name) not in choices:
                 raise InputError(f"unknown {name} {getattr(self, name)!r}; choose one of: "
                                  f"{', '.join(choices)}")
-        if not isinstance(self.richardson, (bool, np.bool_)):
-            raise InputError(f"recipe richardson={self.richardson!r}: expected true or false")
-        set_(self, "richardson", bool(self.richardson))
-        from surrogate.fem.hcurl.registry import BACKENDS
-
-        offered = BACKENDS[FEM_BACKEND].time_domain
-        if self.fem_order not in offered:
-            raise InputError(f"recipe fem_order={self.fem_order}: the {FEM_BACKEND} "
-                             f"time-domain backend offers orders {tuple(sorted(offered))}")
+        check_time_stepping(self, FEM_BACKEND)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict (``kind`` names the recipe type)."""
