@@ -17,6 +17,7 @@ from surrogate.datasets.format import SPLIT_NAMES
 from surrogate.datasets.format_checks import scan_dataset
 from surrogate.datasets.hdf5_safety import InvalidFile, check_global_heaps
 from surrogate.datasets.recipe_migration import stored_recipe
+from surrogate.datasets.trusted_files import is_trusted, trust
 
 PROBE_SECONDS = 30.0
 """Time allowed to the forked parse of a file (plus 1 s per 100 MB) before it counts as a hang."""
@@ -73,22 +74,15 @@ def _scan_in_child(path: Path, file_size: int, budget: int) -> None:
         scan_dataset(f, check_hash=False, problems=[], file_size=file_size, memory=budget)
 
 
-_PROBED: dict[tuple[int, ...], None] = {}
-"""Identity (device, inode, size, mtime, ctime) of files whose forked scan finished."""
-
-
 def _probe_once(path: Path, stat: os.stat_result, budget: int) -> str | None:
-    """:func:`~surrogate.core.limits.crash_probe` of the scan, skipped for a file already probed
-    unchanged (``info`` and ``fit`` read a file several times)."""
-    identity = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-    if identity in _PROBED:
+    """:func:`~surrogate.core.limits.crash_probe` of the scan, skipped for a file this process
+    wrote or probed before, unchanged (``info`` and ``fit`` read a file several times)."""
+    if is_trusted(stat):
         return None
     crash = crash_probe(lambda: _scan_in_child(path, stat.st_size, budget),
                         PROBE_SECONDS + stat.st_size / 1e8)
     if crash is None:
-        if len(_PROBED) >= 256:
-            _PROBED.clear()
-        _PROBED[identity] = None
+        trust(stat)
     return crash
 
 

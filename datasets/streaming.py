@@ -29,6 +29,7 @@ from surrogate.datasets.format import DTYPES, SPLIT_NAMES
 from surrogate.datasets.generator_output import ProgressCallback
 from surrogate.datasets.hashing import ContentHasher, family_hash_arrays
 from surrogate.datasets.partial_file import PartialFile, Table, partial_path
+from surrogate.datasets.trusted_files import commit_own
 from surrogate.datasets.writer import root_attributes, write_contents
 
 BLOCK_BYTES = 1 << 20  # rows per checksum block: about 1 MiB of inputs + targets
@@ -192,7 +193,7 @@ def finish_file(data: StreamedDataset, source: Path, path: Path,
                            input_names=data.input_names, target_names=data.target_names,
                            kind=data.kind, time=data.time, dtype=data.dtype, splits=data.splits,
                            mesh=data.mesh, fem=data.fem, family=data.family)
-        (commit or os.replace)(tmp, path)
+        commit_own(tmp, path, commit)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

@@ -25,6 +25,7 @@ from surrogate.datasets.format import (
     SPLIT_NAMES,
 )
 from surrogate.datasets.hashing import content_hash, family_hash_arrays
+from surrogate.datasets.trusted_files import commit_own
 
 _CHUNK_BYTES = 1 << 20  # about 1 MiB per chunk
 _COPY_CHUNKS = 16  # chunks per block when rows are copied from another file
@@ -168,7 +169,7 @@ def write_dataset(
                            input_names=input_names, target_names=target_names, kind=kind,
                            time=time, dtype=dtype, splits=splits, mesh=mesh, fem=fem,
                            family=family)
-        (commit or os.replace)(tmp, path)
+        commit_own(tmp, path, commit)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

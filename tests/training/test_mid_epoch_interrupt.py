@@ -19,7 +19,7 @@ from .conftest import gen_data
 
 SIGNAL_TO_EXIT_S = 10.0  # batch schedulers give 30 s between SIGTERM and SIGKILL
 FIT = ["--inputs", "params", "--depth", "2", "--width", "16", "--batch-size", "4",
-       "--epochs", "3", "--checkpoint-every", "1", "--dtype", "float64", "--seed", "7", "-q"]
+       "--epochs", "2", "--checkpoint-every", "1", "--dtype", "float64", "--seed", "7", "-q"]
 
 
 def _surrogate(*args, **kwargs):

@@ -163,6 +163,12 @@ def plot_slice_errors(slices: Mapping[str, Any], path: str | Path) -> Path:
     return save_figure(fig, path)
 
 
+QUIVER_GRID = {"left": 0.05, "right": 0.92, "bottom": 0.11, "top": 0.93, "wspace": 0.22}
+QUIVER_COLORBAR = (0.933, 0.11, 0.012, 0.82)
+"""Fixed places of the quiver figure's panels and colour bar, in figure fractions (a layout
+engine would find about these and double the figure's drawing time: it draws it twice)."""
+
+
 def plot_slice_quiver(slices: Mapping[str, Any], label: str, path: str | Path,
                       arrows: int = 21) -> Path:
     """Quiver of the in-plane components of u and u_NN on the slice, and the in-plane error
@@ -175,7 +181,7 @@ def plot_slice_quiver(slices: Mapping[str, Any], label: str, path: str | Path,
     step = max(1, len(s) // arrows)
     sub = (slice(None, None, step), slice(None, None, step))
     gs, gt = np.meshgrid(s, t, indexing="xy")
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), layout="constrained")
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), gridspec_kw=QUIVER_GRID)
     xname, yname = slices["axis_names"]
     plane = f"x{slices['axis'] + 1} = {slices['value']:g}"
     for ax, field, title in ((axes[0], u, "u"), (axes[1], u_nn, f"u_NN ({label})")):
@@ -185,7 +191,8 @@ def plot_slice_quiver(slices: Mapping[str, Any], label: str, path: str | Path,
     err2 = np.hypot(u[..., a] - u_nn[..., a], u[..., b] - u_nn[..., b])
     image = axes[2].pcolormesh(s, t, np.where(inside, err2, np.nan), cmap="magma",
                                shading="auto")
-    fig.colorbar(image, ax=axes[2], label="|u − u_NN| in-plane (units of u)")
+    fig.colorbar(image, cax=fig.add_axes(QUIVER_COLORBAR),
+                 label="|u − u_NN| in-plane (units of u)")
     _outline(axes[2], s, t, inside, colors="k", linewidths=1.0)
     axes[2].set_title(f"pointwise error inside the training "
                       f"{slices['training_domain'][label]}", fontsize=9)
