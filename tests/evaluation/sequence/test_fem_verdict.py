@@ -14,6 +14,7 @@ from surrogate.core.metrics import relative_errors_per_sequence
 from surrogate.datasets import generate_dataset
 from surrogate.datasets.recipe_migration import N0_TD_SETTINGS, stored_recipe
 from surrogate.datasets.sequence.maxwell_td import MaxwellTDRecipe, build_setup, simulate_samples
+from surrogate.evaluation.sequence.fem_verdict import fem_query_seconds
 from surrogate.evaluation.sequence.measure import evaluate_sequence_run, prepare
 from surrogate.evaluation.sequence.options import SequenceEvaluationOptions
 from surrogate.evaluation.sequence.tables import sequence_tables
@@ -50,13 +51,19 @@ def test_for_a_known_material_the_convolution_is_faster_and_said_in_words(verdic
         entry = fem["queries"][query]
         assert entry["n_star"] is None and not entry["surrogate_faster"]
         assert entry["fem_seconds"] <= entry["surrogate_seconds"]
-        assert entry["fem"]["method"].endswith("(the data's FEM)")
+        # the fastest candidate at the surrogate's error (the data's FEM, error 0, is one;
+        # the convolutions of equal length tie within timing noise, so any may win)
+        reaching = [row for row in fem["candidates"]
+                    if row["error"]["median"] <= entry["surrogate_error"]]
+        assert any(row["own"] for row in reaching)
+        assert entry["fem_seconds"] == min(fem_query_seconds(row, fem["kind"], query)
+                                           for row in reaching)
         assert entry["text"].startswith("never: for a known material the FEM answers a "
                                         + ("new signal by one convolution of its stored "
                                            "impulse response" if query == "one" else
                                            "batch of new signals by one product"))
         assert "faster than the surrogate" in entry["text"]
-        assert "skfem order 0, level 1 (26 DOFs), Newmark Δt (the data's FEM)" in entry["text"]
+        assert f"{entry['fem']['label']}), faster than the surrogate" in entry["text"]
 
 
 def test_the_data_fem_has_error_zero_and_a_ladder_candidate_its_own_error(verdict):
