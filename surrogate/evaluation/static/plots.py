@@ -209,17 +209,18 @@ _RENDER_SCRIPT = """
 import sys
 import pyvista as pv
 pv.OFF_SCREEN = True
-vtu, name, png = sys.argv[1:4]
-grid = pv.read(vtu)
-plotter = pv.Plotter(off_screen=True, window_size=(900, 700))
-clipped = grid.clip(normal=(1, 1, 0), invert=False) if grid.n_cells > 1 else grid
-plotter.add_mesh(clipped, scalars=name, preference="cell", cmap="viridis",
-                 scalar_bar_args={"title": name})
-plotter.add_mesh(grid.outline(), color="black")
-plotter.show_axes()
-plotter.camera_position = "iso"
-plotter.screenshot(png)
-plotter.close()
+name, views = sys.argv[1], sys.argv[2:]
+for vtu, png in zip(views[::2], views[1::2]):
+    grid = pv.read(vtu)
+    plotter = pv.Plotter(off_screen=True, window_size=(900, 700))
+    clipped = grid.clip(normal=(1, 1, 0), invert=False) if grid.n_cells > 1 else grid
+    plotter.add_mesh(clipped, scalars=name, preference="cell", cmap="viridis",
+                     scalar_bar_args={"title": name})
+    plotter.add_mesh(grid.outline(), color="black")
+    plotter.show_axes()
+    plotter.camera_position = "iso"
+    plotter.screenshot(png)
+    plotter.close()
 """
 
 
@@ -230,35 +231,47 @@ def _pyvista_installed() -> bool:
     return importlib.util.find_spec("pyvista") is not None
 
 
-def render_error_3d(vtu_path: str | Path, array_name: str, png_path: str | Path,
-                    timeout: float = _RENDER_TIMEOUT_S) -> str | None:
-    """Render cell array ``array_name`` of a ``.vtu`` to PNG with pyvista off-screen.
-
-    Runs in a child process (a missing OpenGL/X stack can abort VTK). Returns ``None`` on
-    success, otherwise one line saying why the view was skipped.
-    """
+def render_errors_3d(views: Sequence[tuple[str | Path, str | Path]], array_name: str,
+                     timeout: float = _RENDER_TIMEOUT_S) -> list[str | None]:
+    """Render cell array ``array_name`` of each ``(vtu, png)`` to its PNG with pyvista
+    off-screen, all in one child process (a missing OpenGL/X stack can abort VTK; pyvista's
+    import and set-up are paid once). Per view ``None`` on success, otherwise one line saying
+    why it was skipped; a PNG appears whole or not at all."""
     if not _pyvista_installed():
-        return "3D view skipped: pyvista is not installed (pip install 'surrogate[viz]')"
-    png_path = Path(png_path)
-    png_path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{png_path.stem}.", suffix=".png", dir=png_path.parent)
-    os.close(fd)
+        return ["3D view skipped: pyvista is not installed (pip install 'surrogate[viz]')"
+                ] * len(views)
+    temporaries = []
+    for _, png in views:
+        png = Path(png)
+        png.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{png.stem}.", suffix=".png", dir=png.parent)
+        os.close(fd)
+        temporaries.append(tmp)
     try:
-        proc = subprocess.run([sys.executable, "-c", _RENDER_SCRIPT, str(vtu_path),
-                               array_name, tmp], capture_output=True, text=True,
-                              timeout=timeout, check=False)
-        if proc.returncode != 0 or os.path.getsize(tmp) == 0:
-            lines = [ln for ln in (proc.stderr or "").splitlines() if ln.strip()]
-            reason = lines[-1].strip() if lines else f"exit code {proc.returncode}"
-            return f"3D view skipped: off-screen rendering unavailable ({reason[:160]})"
-        ordinary_permissions(tmp)
-        os.replace(tmp, png_path)
-        return None
+        args = [str(a) for (vtu, _), tmp in zip(views, temporaries, strict=True)
+                for a in (vtu, tmp)]
+        proc = subprocess.run([sys.executable, "-c", _RENDER_SCRIPT, array_name, *args],
+                              capture_output=True, text=True, timeout=timeout * len(views),
+                              check=False)
+        lines = [ln for ln in (proc.stderr or "").splitlines() if ln.strip()]
+        failed = ("3D view skipped: off-screen rendering unavailable "
+                  f"({(lines[-1].strip() if lines else f'exit code {proc.returncode}')[:160]})")
+        reasons: list[str | None] = []
+        for (_, png), tmp in zip(views, temporaries, strict=True):
+            if proc.returncode != 0 or os.path.getsize(tmp) == 0:
+                reasons.append(failed)
+                continue
+            ordinary_permissions(tmp)
+            os.replace(tmp, png)
+            reasons.append(None)
+        return reasons
     except (OSError, subprocess.SubprocessError) as exc:
-        return f"3D view skipped: off-screen rendering unavailable ({type(exc).__name__})"
+        return [f"3D view skipped: off-screen rendering unavailable ({type(exc).__name__})"
+                ] * len(views)
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        for tmp in temporaries:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
 
 
 def make_figures(
@@ -308,9 +321,10 @@ def make_figures(
                 plot_slice_quiver(slices, label, plots_dir / f"slice_quiver_{safe}.png"),
                 f"u and u_NN of {label} on {plane}, pointwise error inside the training "
                 "domain (Fig. 5).")
-    for domain, vtu in (vtu_for_3d or {}).items():
-        png = plots_dir / f"error_3d_{domain}.png"
-        reason = render_error_3d(vtu, "error_nn", png)
+    views = {domain: (vtu, plots_dir / f"error_3d_{domain}.png")
+             for domain, vtu in (vtu_for_3d or {}).items()}
+    reasons = render_errors_3d(list(views.values()), "error_nn") if views else []
+    for (domain, (_, png)), reason in zip(views.items(), reasons, strict=True):
         if reason is None:
             add(f"error_3d:{domain}", png, f"|u − u_NN| of the first run on the {domain} "
                 "(finest level, clipped), rendered with pyvista.")
@@ -321,5 +335,5 @@ def make_figures(
 
 __all__ = [
     "plot_error_vs_h", "plot_training_loss", "plot_taus", "plot_slice_errors",
-    "plot_slice_quiver", "render_error_3d", "make_figures",
+    "plot_slice_quiver", "render_errors_3d", "make_figures",
 ]

@@ -2,7 +2,7 @@
 
 import sys
 
-from surrogate.evaluation.static.plots import make_figures, render_error_3d
+from surrogate.evaluation.static.plots import make_figures, render_errors_3d
 
 NOTE = "3D view skipped: pyvista is not installed (pip install 'surrogate[viz]')"
 
@@ -10,7 +10,7 @@ NOTE = "3D view skipped: pyvista is not installed (pip install 'surrogate[viz]')
 def test_render_without_pyvista_is_one_line_note(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyvista", None)  # `import pyvista` now fails
     png = tmp_path / "plots" / "error_3d_cube.png"
-    assert render_error_3d(tmp_path / "missing.vtu", "error_nn", png) == NOTE
+    assert render_errors_3d([(tmp_path / "missing.vtu", png)], "error_nn") == [NOTE]
     assert not png.exists()
 
 

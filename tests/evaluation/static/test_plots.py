@@ -85,8 +85,8 @@ def test_3d_view_is_skipped_with_one_line_when_rendering_crashes(evaluated, tmp_
     _, _, vtk_dir = evaluated
     # a child that aborts like VTK without an OpenGL context
     monkeypatch.setattr(plots, "_RENDER_SCRIPT", "import os; os.abort()")
-    reason = plots.render_error_3d(vtk_dir / "cube_level2.vtu", "error_nn",
-                                   tmp_path / "view.png")
+    [reason] = plots.render_errors_3d([(vtk_dir / "cube_level2.vtu", tmp_path / "view.png")],
+                                      "error_nn")
     assert reason is not None and reason.startswith("3D view skipped")
     assert "\n" not in reason
     assert not (tmp_path / "view.png").exists() and not list(tmp_path.iterdir())
@@ -97,7 +97,8 @@ def test_3d_view_is_skipped_with_one_line_when_rendering_crashes(evaluated, tmp_
 
 def test_3d_view_renders_where_the_machine_can(evaluated, tmp_path):
     _, _, vtk_dir = evaluated
-    reason = plots.render_error_3d(vtk_dir / "cube_level2.vtu", "error_nn", tmp_path / "v.png")
+    [reason] = plots.render_errors_3d([(vtk_dir / "cube_level2.vtu", tmp_path / "v.png")],
+                                      "error_nn")
     if reason is not None:
         pytest.skip(reason)
     _check_png(tmp_path / "v.png")
@@ -131,3 +132,29 @@ def test_report_shows_tables_and_relative_figure_paths(evaluated, tmp_path):
     fem_error = result.records[0]["fem"]["l2_error"]
     assert f"{fem_error:.3e}" in text
     assert re.search(r"Reference: the exact solution", text)
+
+
+def test_several_3d_views_render_in_one_child_each_whole(evaluated, tmp_path, monkeypatch):
+    """One child renders every view; a child that dies leaves no PNG and one line per view."""
+    _, _, vtk_dir = evaluated
+    started = []
+    real_run = plots.subprocess.run
+
+    def counted(command, **kwargs):
+        started.append(command)
+        return real_run(command, **kwargs)
+
+    monkeypatch.setattr(plots.subprocess, "run", counted)
+    views = [(vtk_dir / "cube_level2.vtu", tmp_path / f"v{k}.png") for k in range(2)]
+    reasons = plots.render_errors_3d(views, "error_nn")
+    assert len(started) == 1 and len(reasons) == 2
+    if reasons[0] is not None:
+        pytest.skip(reasons[0])
+    assert reasons == [None, None]
+    for _, png in views:
+        _check_png(png)
+    monkeypatch.setattr(plots, "_RENDER_SCRIPT", "import os; os.abort()")
+    failed = plots.render_errors_3d([(vtu, tmp_path / "w" / png.name) for vtu, png in views],
+                                    "error_nn")
+    assert failed[0] == failed[1] and failed[0].startswith("3D view skipped")
+    assert not list((tmp_path / "w").iterdir())
