@@ -16,3 +16,20 @@ def single_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="session")
+def warm_commands(tmp_path_factory):
+    """``surrogate`` and ``python`` served warm by one interpreter that has imported torch
+    and the package once (tests/warm_cli.py), for tests that run many short programs."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    from .warm_cli import warm_surrogate
+
+    bin_dir = Path(sys.executable).parent
+    entry_point = shutil.which("surrogate", path=str(bin_dir)) or "surrogate"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}  # what a runtime reads once when it loads
+    with warm_surrogate(tmp_path_factory.mktemp("warm"), entry_point, env) as commands:
+        yield commands

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import unicodedata
 from pathlib import Path
 
@@ -93,7 +92,8 @@ def test_results_are_an_index_and_short_pages_with_current_figures_first():
 
 
 @pytest.mark.slow
-def test_readme_python_example_runs(tmp_path):
+def test_readme_python_example_runs(tmp_path, warm_commands):
+    """The README's Python example, run by the warm interpreter (tests/warm_cli.py)."""
     text = README.read_text(encoding="utf-8")
     code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
     reduced = {'n=12000': 'n=400', '"epochs": 4000': '"epochs": 3',
@@ -101,8 +101,8 @@ def test_readme_python_example_runs(tmp_path):
     for full, small in reduced.items():
         assert full in code, f"README example changed; update this test ({full!r})"
         code = code.replace(full, small)
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300, check=False)
+    proc = subprocess.run([warm_commands.python, "-c", code], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.split("\n")
     assert 0 < float(lines[0]) < 10  # relative L² test error of 3 epochs

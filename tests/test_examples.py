@@ -3,7 +3,8 @@
 Each script is run as a user runs it (bash / python) into a temporary folder; the test checks
 its exit code, the files it promises and its JSON summary. The scripts' ``$SURROGATE`` is the
 installed command's entry point served warm (tests/warm_cli.py: each command a fork of one
-interpreter that has imported torch once), which saves ≈ 3 s of CPU start-up per command.
+interpreter that has imported torch once), which saves ≈ 3 s of CPU start-up per command;
+the Python example runs in such a fork too (the warm ``python``).
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
-from .warm_cli import warm_surrogate
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -97,14 +96,13 @@ PRUNING_ARGS = ["--epochs", "30", "--points", "400", "--prune-every", "0"]
 
 
 @pytest.fixture(scope="module")
-def warm(tmp_path_factory):
+def warm(warm_commands):
     """The installed command, served warm (tests/warm_cli.py)."""
-    with warm_surrogate(tmp_path_factory.mktemp("warm"), str(SURROGATE), ENV) as client:
-        yield client
+    return warm_commands.surrogate
 
 
 @pytest.fixture(scope="module")
-def example_runs(request, tmp_path_factory, warm):
+def example_runs(request, tmp_path_factory, warm, warm_commands):
     """Start every selected example at once, two at a time, so the suite waits for the
     slowest pair rather than for each in turn."""
     selected = {item.name for item in request.session.items if item.module is request.module}
@@ -115,6 +113,8 @@ def example_runs(request, tmp_path_factory, warm):
         command, knobs = RUNS[name]
         out = root / name
         extra = PRUNING_ARGS if name == "pruning_demo" else []
+        if command[0] == sys.executable:  # a Python example: the warm interpreter runs it
+            command = [str(warm_commands.python), *command[1:]]
         return out, run_example([*command, str(out), *extra], out, warm, **knobs)
 
     futures = {name: pool.submit(run, name) for name in RUNS if f"test_{name}" in selected}
@@ -130,6 +130,26 @@ def test_the_warm_command_answers_as_the_installed_one(warm, tmp_path, args):
     assert done[0].returncode == done[1].returncode == 2  # usage and input errors: exit 2
     assert (done[0].stdout, done[0].stderr) == (done[1].stdout, done[1].stderr)
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("program", [
+    ["-c", "import sys; print(sys.argv, sys.path[0] == ''); sys.exit(3)", "x"],
+    ["script.py", "--flag"], ["-c", "raise ValueError('no')"], ["-m", "json.tool"]])
+def test_the_warm_python_answers_as_the_interpreter(warm_commands, tmp_path, program):
+    """``python -c`` and ``python SCRIPT``: same exit code, output and argv; other options
+    (not served) fail."""
+    (tmp_path / "script.py").write_text(
+        "import os, sys\nprint(__name__, sys.argv, sys.path[0] == os.getcwd())\n",
+        encoding="utf-8")
+    done = [subprocess.run([command, *program], cwd=tmp_path, env=ENV, capture_output=True,
+                           text=True, timeout=120, stdin=subprocess.DEVNULL)
+            for command in (sys.executable, warm_commands.python)]
+    if program[0] == "-m":
+        assert done[1].returncode != 0 and "not ['-m']" in done[1].stderr
+        return
+    assert done[0].returncode == done[1].returncode
+    assert done[0].stdout == done[1].stdout
+    assert done[0].stderr.splitlines()[-1:] == done[1].stderr.splitlines()[-1:]
 
 
 def finished(example_runs: dict, name: str) -> tuple[Path, dict | str]:
