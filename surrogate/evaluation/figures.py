@@ -21,6 +21,18 @@ def pyplot() -> Any:
     return plt
 
 
+def fixed_margins(fig: Any, left: float = 0.85, right: float = 0.15, bottom: float = 0.6,
+                  top: float = 0.35, between: float = 0.95) -> None:
+    """Place a figure's row of panels with fixed margins and gaps in inches (room for log tick
+    labels, an axis label and a one-line title). A layout engine would measure them instead,
+    but it draws the figure once more to do so: 40 % of a plain figure's time."""
+    width, height = fig.get_size_inches()
+    columns = max(1, fig.axes[0].get_subplotspec().get_gridspec().ncols) if fig.axes else 1
+    panel = (width - left - right - (columns - 1) * between) / columns
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height,
+                        top=1 - top / height, wspace=between / panel)
+
+
 def save_figure(fig: Any, path: str | Path) -> Path:
     """Save a figure as PNG through a temporary file and a rename; close it."""
     plt = pyplot()
@@ -41,4 +53,4 @@ def backend_line(backend: str) -> str:
     return BACKEND_LINES[backend_rank(backend) % len(BACKEND_LINES)]
 
 
-__all__ = ["BACKEND_LINES", "backend_line", "pyplot", "save_figure"]
+__all__ = ["BACKEND_LINES", "backend_line", "fixed_margins", "pyplot", "save_figure"]

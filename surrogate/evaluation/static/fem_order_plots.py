@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from surrogate.evaluation.figures import backend_line, pyplot, save_figure
+from surrogate.evaluation.figures import backend_line, fixed_margins, pyplot, save_figure
 from surrogate.evaluation.static.fem_columns import fem_at, fem_columns, fem_key, fem_label
 
 _ORDER_STYLE = {0: ("k", "s"), 1: ("C3", "^"), 2: ("C4", "v"), 3: ("C5", "D"), 4: ("C6", "P")}
@@ -83,7 +83,7 @@ def plot_error_vs_time(evaluation: Mapping[str, Any], path: str | Path) -> Path:
         ax.set_title(f"error against time on the {domain}", fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.tight_layout()
+    fixed_margins(fig)
     return save_figure(fig, path)
 
 

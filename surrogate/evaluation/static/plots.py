@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.atomic_files import ordinary_permissions
-from surrogate.evaluation.figures import pyplot, save_figure
+from surrogate.evaluation.figures import fixed_margins, pyplot, save_figure
 from surrogate.evaluation.static.fem_order_plots import add_higher_order_lines, plot_error_vs_time
 
 _RENDER_TIMEOUT_S = 120
@@ -69,7 +69,7 @@ def plot_error_vs_h(evaluation: Mapping[str, Any], path: str | Path) -> Path:
                      "reference)", fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.tight_layout()
+    fixed_margins(fig)
     return save_figure(fig, path)
 
 
@@ -92,7 +92,7 @@ def plot_training_loss(histories: Mapping[str, Sequence[Mapping[str, Any]]],
     ax.grid(True, which="both", alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7)
-    fig.tight_layout()
+    fixed_margins(fig)
     return save_figure(fig, path)
 
 
@@ -113,7 +113,7 @@ def plot_taus(taus: Mapping[str, Sequence[float] | None], path: str | Path) -> P
     ax.grid(True, axis="y", alpha=0.3)
     if items:
         ax.legend(fontsize=7)
-    fig.tight_layout()
+    fixed_margins(fig)
     return save_figure(fig, path)
 
 
