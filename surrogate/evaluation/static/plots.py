@@ -140,8 +140,9 @@ def plot_slice_errors(slices: Mapping[str, Any], path: str | Path) -> Path:
     norm = LogNorm(vmin=lo, vmax=hi)
     ncols = min(len(labels), 2)
     nrows = -(-len(labels) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.6 * ncols, 4.6 * nrows), squeeze=False,
-                             layout="constrained")
+    grid, colorbar = _slice_grid(ncols, nrows)
+    fig, axes = plt.subplots(nrows, ncols, figsize=grid.pop("figsize"), squeeze=False,
+                             gridspec_kw=grid)
     xname, yname = slices["axis_names"]
     plane = f"x{slices['axis'] + 1} = {slices['value']:g}"
     image = None
@@ -159,8 +160,25 @@ def plot_slice_errors(slices: Mapping[str, Any], path: str | Path) -> Path:
     for ax in axes.ravel()[len(labels):]:
         ax.set_visible(False)
     if image is not None:
-        fig.colorbar(image, ax=axes.ravel().tolist(), label="|u − u_NN| (units of u)")
+        fig.colorbar(image, cax=fig.add_axes(colorbar), label="|u − u_NN| (units of u)")
     return save_figure(fig, path)
+
+
+def _slice_grid(ncols: int, nrows: int, panel: tuple[float, float] = (5.6, 4.6),
+                margins: tuple[float, float, float, float] = (0.85, 1.15, 0.55, 0.5),
+                gap: float = 0.95) -> tuple[dict[str, Any], tuple[float, ...]]:
+    """Fixed places, from sizes in inches, of the slice panels (room for tick labels, axis
+    labels and a two-line title) and of one colour bar on the right, in figure fractions
+    (a layout engine would find about these and draw the figure twice)."""
+    width, height = panel[0] * ncols, panel[1] * nrows
+    left, right, bottom, top = margins
+    box_w = (width - left - right - (ncols - 1) * gap) / ncols
+    box_h = (height - bottom - top - (nrows - 1) * gap) / nrows
+    grid = {"figsize": (width, height), "left": left / width, "right": 1 - right / width,
+            "bottom": bottom / height, "top": 1 - top / height, "wspace": gap / box_w,
+            "hspace": gap / box_h}
+    colorbar = (1 - 0.95 / width, bottom / height, 0.15 / width, 1 - (bottom + top) / height)
+    return grid, colorbar
 
 
 QUIVER_GRID = {"left": 0.05, "right": 0.92, "bottom": 0.11, "top": 0.93, "wspace": 0.22}
