@@ -1,8 +1,14 @@
 """Shared pytest configuration: deterministic, small thread counts."""
 
 import os
+import signal
 
 os.environ.setdefault("OMP_NUM_THREADS", "2")
+# A run started in the background of a non-interactive shell (`make test &` in a script)
+# inherits SIGINT ignored, and Python then keeps it ignored; the interrupt tests send SIGINT
+# to this process and expect Python's default handler, as in a foreground run.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 import pytest  # noqa: E402  (after the environment is set)
 
