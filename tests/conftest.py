@@ -1,4 +1,5 @@
-"""Shared pytest configuration: deterministic, small thread counts."""
+"""Shared pytest configuration: small thread counts, SIGINT as in a foreground run, and the
+warm `surrogate` / `python` of tests/warm_cli.py."""
 
 import os
 import signal
