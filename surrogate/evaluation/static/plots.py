@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.atomic_files import ordinary_permissions
-from surrogate.evaluation.figures import fixed_margins, pyplot, save_figure
+from surrogate.evaluation.figures import fixed_margins, grid_in_inches, pyplot, save_figure
 from surrogate.evaluation.static.fem_order_plots import add_higher_order_lines, plot_error_vs_time
 
 _RENDER_TIMEOUT_S = 120
@@ -164,21 +164,16 @@ def plot_slice_errors(slices: Mapping[str, Any], path: str | Path) -> Path:
     return save_figure(fig, path)
 
 
-def _slice_grid(ncols: int, nrows: int, panel: tuple[float, float] = (5.6, 4.6),
-                margins: tuple[float, float, float, float] = (0.85, 1.15, 0.55, 0.5),
-                gap: float = 0.95) -> tuple[dict[str, Any], tuple[float, ...]]:
-    """Fixed places, from sizes in inches, of the slice panels (room for tick labels, axis
+def _slice_grid(ncols: int, nrows: int) -> tuple[dict[str, Any], tuple[float, ...]]:
+    """Fixed places of the slice panels (5.6 × 4.6 inches each, room for tick labels, axis
     labels and a two-line title) and of one colour bar on the right, in figure fractions
     (a layout engine would find about these and draw the figure twice)."""
-    width, height = panel[0] * ncols, panel[1] * nrows
-    left, right, bottom, top = margins
-    box_w = (width - left - right - (ncols - 1) * gap) / ncols
-    box_h = (height - bottom - top - (nrows - 1) * gap) / nrows
-    grid = {"figsize": (width, height), "left": left / width, "right": 1 - right / width,
-            "bottom": bottom / height, "top": 1 - top / height, "wspace": gap / box_w,
-            "hspace": gap / box_h}
+    width, height = 5.6 * ncols, 4.6 * nrows
+    bottom, top = 0.55, 0.5
+    grid = grid_in_inches((width, height), nrows, ncols, left=0.85, right=1.15, bottom=bottom,
+                          top=top, between=0.95)
     colorbar = (1 - 0.95 / width, bottom / height, 0.15 / width, 1 - (bottom + top) / height)
-    return grid, colorbar
+    return {"figsize": (width, height), **grid}, colorbar
 
 
 QUIVER_GRID = {"left": 0.05, "right": 0.92, "bottom": 0.11, "top": 0.93, "wspace": 0.22}
