@@ -102,7 +102,7 @@ def warm(warm_commands):
 
 
 @pytest.fixture(scope="module")
-def example_runs(request, tmp_path_factory, warm, warm_commands):
+def example_runs(request, tmp_path_factory, warm_commands):
     """Start every selected example at once, two at a time, so the suite waits for the
     slowest pair rather than for each in turn."""
     selected = {item.name for item in request.session.items if item.module is request.module}
@@ -115,7 +115,8 @@ def example_runs(request, tmp_path_factory, warm, warm_commands):
         extra = PRUNING_ARGS if name == "pruning_demo" else []
         if command[0] == sys.executable:  # a Python example: the warm interpreter runs it
             command = [str(warm_commands.python), *command[1:]]
-        return out, run_example([*command, str(out), *extra], out, warm, **knobs)
+        return out, run_example([*command, str(out), *extra], out,
+                                warm_commands.surrogate, **knobs)
 
     futures = {name: pool.submit(run, name) for name in RUNS if f"test_{name}" in selected}
     yield futures
