@@ -1,4 +1,4 @@
-"""Benchmark: ``surrogate uq`` on ``radial`` over the cube, against the closed form; prints JSON.
+"""Benchmark: ``surrogate uq``: Sobol indices against the closed form, MFMC's cost; prints JSON.
 
 Two parts (issue 42), each on demand:
 
@@ -16,7 +16,11 @@ asked of the indices).
 
 ``cost``: the seconds to reach a relative standard error ``--rse`` (10⁻², 10⁻³) on
 E[energy] and on E[u1 at the probe], FEM-only Monte Carlo against MFMC, both with the same
-FEM of reference (``--fem-*``; default skfem order 1 on level 2 of the cube), one thread:
+FEM of reference (``--fem-*``), on ``--threads`` (default 1), for a run of ``radial`` (on
+the cube; default FEM skfem order 1 on level 2, probe (0.5, 0.5, 0.5)) or of ``inclusion``
+(on the cylinder; default FEM NGSolve order 2 on level 2, the fastest that ``evaluate``
+found at the family's best surrogate's error, and probe (0, 0.8, 0.5), where u1's
+coefficient of variation is about 0.5, the smallest of the components tried):
 
 - FEM-only MC: ``--mc-solves`` fresh solves of both quantities at once (default: enough for
   the largest target it is asked to measure, from a pilot's σ/|mean|, capped by
@@ -27,7 +31,12 @@ FEM of reference (``--fem-*``; default skfem order 1 on level 2 of the cube), on
 - MFMC: ``surrogate uq``'s estimator (:func:`~surrogate.uq.mfmc.estimate_mean`) with the
   quantity alone as the driver of the allocation (so the surrogate answers only that
   quantity's points), measured: pilot + solves + queries, and the achieved relative standard
-  error; with and without the run's one-off (data + training, recorded by the run).
+  error; with and without the run's one-off (data + training, recorded by the run). A
+  target below ``--mfmc-down-to`` (``--probe-mfmc-down-to`` for the probe) is not run: its
+  allocation and seconds are predicted from the pilot of the largest target measured
+  (``"measured": false``). With
+  ``--surrogate-level``/``--surrogate-intorder`` the surrogate integrates the energy by its
+  own, cheaper rule (``surrogate uq``'s options of the same names).
 
 The run is ``--run`` or, by default, one trained here by ``surrogate gen-data`` and
 ``surrogate fit`` in subprocesses with the separable recipe of docs/results/break-even.md
@@ -35,6 +44,7 @@ The run is ``--run`` or, by default, one trained here by ``surrogate gen-data`` 
 
 Run: python benchmarks/uq.py sobol [--run RUN] [--exact-base 131072]
      python benchmarks/uq.py cost --run RUN [--rse 1e-2 --rse 1e-3] [--measure-mc 1e-2]
+         [--probe-mfmc-down-to 1e-2] [--surrogate-level 1 --surrogate-intorder 6]
 Smoke: python benchmarks/uq.py sobol --exact-base 1024 --surrogate-base 256
        --gen-args "--family radial --problems 20 --points 200" --fit-args "--arch deeponet
        --epochs 1"
@@ -44,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -57,8 +68,12 @@ import numpy as np
 GEN_ARGS = "--family radial --problems 320 --points 2000"
 FIT_ARGS = "--arch deeponet"
 PROBE = (0.5, 0.5, 0.5)
+COST_DEFAULTS = {"radial": {"fem": ("skfem", 1, 2), "probe": PROBE},
+                 "inclusion": {"fem": ("ngsolve", 2, 2), "probe": (0.0, 0.8, 0.5)}}
+"""Per family of ``cost``: the FEM of reference (backend, order, level) and the probe."""
 GAUSS_NODES = 48
 """Gauss–Legendre nodes per piece of the radial integral of the energy."""
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 TOLERANCE = 0.02
 """The issue's bound on |S_surrogate − S_exact| per index."""
 
@@ -227,17 +242,23 @@ def fem_only(fem: Any, sample: Any, columns: dict[str, int], targets: list[float
     return out
 
 
+def model_options(qoi: tuple[str, ...], args: argparse.Namespace) -> Any:
+    """The study's ModelOptions: ``qoi``, the FEM of ``args`` and the surrogate's rule."""
+    from surrogate.uq.options import ModelOptions
+
+    return ModelOptions(qoi=qoi, fem_backend=args.fem_backend, fem_order=args.fem_order,
+                        fem_level=args.fem_level, surrogate_level=args.surrogate_level,
+                        surrogate_intorder=args.surrogate_intorder)
+
+
 def mfmc_cost(run: Any, qoi: str, column: int, target: float, one_off: float,
               args: argparse.Namespace) -> dict[str, Any]:
     """One measured MFMC study of ``qoi`` (its ``column``) to ``target``."""
     from surrogate.uq.distributions import run_distribution
     from surrogate.uq.mfmc import MfmcSettings, estimate_mean
-    from surrogate.uq.options import ModelOptions
     from surrogate.uq.study import study_models
 
-    run, _, fem, model = study_models(run, ModelOptions(
-        qoi=(qoi,), fem_backend=args.fem_backend, fem_order=args.fem_order,
-        fem_level=args.fem_level, domain="cube"))
+    run, _, fem, model = study_models(run, model_options((qoi,), args))
 
     def pick(f: Any) -> Any:
         return lambda mu: f(mu)[:, [column]]
@@ -250,12 +271,29 @@ def mfmc_cost(run: Any, qoi: str, column: int, target: float, one_off: float,
     record = result.to_dict()
     entry = next(iter(record["quantities"].values()))
     spent = float(sum(v for k, v in result.seconds.items() if k != "one_off"))
-    return {"seconds": spent, "seconds_with_one_off": spent + one_off, "wall": wall,
+    return {"measured": True, "seconds": spent, "seconds_with_one_off": spent + one_off,
+            "wall": wall,
             "high_samples": record["allocation"]["high_samples"],
             "surrogate_samples": record["allocation"]["surrogate_samples"],
             "rho": entry["pilot"]["rho"], "mean": entry["mfmc"]["mean"],
             "achieved_rse": entry["mfmc"]["standard_error"] / abs(entry["mfmc"]["mean"]),
-            "seconds_split": dict(result.seconds)}
+            "seconds_split": dict(result.seconds),
+            "pilot": result.pilot}
+
+
+def predicted_mfmc(measured: dict[str, Any], target: float, one_off: float) -> dict[str, Any]:
+    """The allocation a measured study's pilot gives for ``target`` and its seconds (that
+    pilot's + K w_hf + N w_lf): the prediction ``surrogate uq`` itself acts on, not run."""
+    from surrogate.uq.allocation import allocate_for_rse
+
+    pilot = measured["pilot"]
+    allocation = allocate_for_rse(pilot, target)
+    split = measured["seconds_split"]
+    spent = (split["pilot_high"] + split["pilot_surrogate"]
+             + allocation.cost(pilot.w_hf, pilot.w_lf))
+    return {"measured": False, "seconds": spent, "seconds_with_one_off": spent + one_off,
+            "high_samples": allocation.k, "surrogate_samples": allocation.n,
+            "rho": float(pilot.rho[0]), "from_pilot_of": "the largest target measured"}
 
 
 def cost_part(args: argparse.Namespace) -> dict[str, Any]:
@@ -263,35 +301,54 @@ def cost_part(args: argparse.Namespace) -> dict[str, Any]:
     from surrogate.runs.load import load_run
     from surrogate.uq.distributions import run_distribution
     from surrogate.uq.models import one_off_seconds
-    from surrogate.uq.options import ModelOptions
     from surrogate.uq.study import study_models
 
-    probe = "probe:" + ",".join(f"{v:g}" for v in PROBE)
     run = load_run(args.run)
+    family = str(run.dataset.get("family"))
+    if family not in COST_DEFAULTS:
+        fail(f"the run is of the {family} family; this benchmark knows "
+             f"{', '.join(COST_DEFAULTS)}")
+    defaults = COST_DEFAULTS[family]
+    for name, value in zip(("fem_backend", "fem_order", "fem_level"), defaults["fem"],
+                           strict=True):
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    probe = "probe:" + ",".join(f"{v:g}" for v in (args.probe or defaults["probe"]))
     one_off = one_off_seconds(run)
-    run, family, fem, _ = study_models(run, ModelOptions(
-        qoi=("energy", probe), fem_backend=args.fem_backend, fem_order=args.fem_order,
-        fem_level=args.fem_level, domain="cube"))
-    if family.name != "radial":
-        fail(f"the run is of the {family.name} family; this benchmark needs radial")
+    run, _, fem, model = study_models(run, model_options(("energy", probe), args))
     targets = sorted(args.rse or [1e-2, 1e-3], reverse=True)
     columns = {"energy": 0, f"{probe}:u1": 1}
     mc = fem_only(fem, run_distribution(run).sample, columns, targets, args.measure_mc, args)
-    out: dict[str, Any] = {"run": str(args.run), "fem": fem.method.label, "domain": "cube",
-                           "level": fem.points.level, "one_off_seconds": one_off,
-                           "fem_only_mc": mc, "mfmc": {}, "speedup": {}}
+    out: dict[str, Any] = {"run": str(args.run), "family": family, "fem": fem.method.label,
+                           "domain": fem.points.domain, "level": fem.points.level,
+                           "surrogate_energy_rule": {
+                               "level": model.points.level, "intorder": model.points.intorder,
+                               "points": len(model.points.weights),
+                               "fem_points": len(fem.points.weights)},
+                           "threads": {"torch": __import__("torch").get_num_threads(),
+                                       **{k: os.environ.get(k) for k in THREAD_VARIABLES}},
+                           "one_off_seconds": one_off, "fem_only_mc": mc, "mfmc": {},
+                           "speedup": {}}
+    down_to = {"energy": args.mfmc_down_to,
+               f"{probe}:u1": args.probe_mfmc_down_to or args.mfmc_down_to}
     for name, (qoi, column) in {"energy": ("energy", 0),
                                 f"{probe}:u1": (probe, 0)}.items():
         out["mfmc"][name], out["speedup"][name] = {}, {}
+        measured = None
         for target in targets:
-            if target < args.mfmc_down_to:
+            if target >= down_to[name]:
+                entry = measured = mfmc_cost(run, qoi, column, target, one_off["total"], args)
+            elif measured is not None:
+                entry = predicted_mfmc(measured, target, one_off["total"])
+            else:
                 continue
-            entry = mfmc_cost(run, qoi, column, target, one_off["total"], args)
             fem_seconds = mc["quantities"][name]["targets"][f"{target:g}"]["seconds"]
             out["mfmc"][name][f"{target:g}"] = entry
             out["speedup"][name][f"{target:g}"] = {
                 "without_one_off": fem_seconds / entry["seconds"],
                 "with_one_off": fem_seconds / entry["seconds_with_one_off"]}
+        for entry in out["mfmc"][name].values():
+            entry.pop("pilot", None)
     return out
 
 
@@ -308,21 +365,36 @@ def main(argv: list[str] | None = None) -> None:
     sobol.add_argument("--seed", type=int, default=0)
     cost = parts.add_parser("cost", help="FEM-only MC against MFMC to a relative standard "
                             "error")
-    cost.add_argument("--run", required=True, help="a radial family run")
+    cost.add_argument("--run", required=True, help="a radial or inclusion family run")
     cost.add_argument("--rse", type=float, action="append", help="targets (default 1e-2, "
                       "1e-3)")
     cost.add_argument("--measure-mc", type=float, default=1e-2, help="the smallest target "
                       "FEM-only MC is measured to (smaller ones are extrapolated)")
     cost.add_argument("--mfmc-down-to", type=float, default=1e-3, help="the smallest target "
                       "MFMC is run to")
+    cost.add_argument("--probe-mfmc-down-to", type=float, default=None, help="the same for "
+                      "the probe (default: --mfmc-down-to)")
+    cost.add_argument("--probe", type=float, nargs=3, default=None,
+                      help="x y z of the probe (default: the family's)")
+    cost.add_argument("--surrogate-level", type=int, default=None)
+    cost.add_argument("--surrogate-intorder", type=int, default=None)
+    cost.add_argument("--threads", type=int, default=1, help="OpenMP/MKL/torch threads")
     cost.add_argument("--mc-solves", type=int, default=None)
     cost.add_argument("--max-mc-seconds", type=float, default=600.0)
     cost.add_argument("--pilot", type=int, default=50)
-    cost.add_argument("--fem-backend", default="skfem")
-    cost.add_argument("--fem-order", type=int, default=1)
-    cost.add_argument("--fem-level", type=int, default=2)
+    cost.add_argument("--fem-backend", default=None, help="default: the family's")
+    cost.add_argument("--fem-order", type=int, default=None)
+    cost.add_argument("--fem-level", type=int, default=None)
     cost.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    threads = getattr(args, "threads", 1)
+    if threads < 1:
+        fail("--threads must be >= 1")
+    for name in THREAD_VARIABLES:
+        os.environ[name] = str(threads)  # before torch and NGSolve load
+    import torch
+
+    torch.set_num_threads(threads)
     print(json.dumps(sobol_part(args) if args.part == "sobol" else cost_part(args), indent=1))
 
 

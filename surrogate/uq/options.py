@@ -46,10 +46,24 @@ class ModelOptions:
     domain: str | None = setting(None, doc="Test domain: the energy's integral and the FEM's "
                                  "mesh.", shown="the cube (closed form) or the training domain")
     device: str = setting("cpu", doc="Where the surrogate runs.", choices=DEVICE_CHOICES)
+    surrogate_level: int | None = setting(None, doc="Mesh level of the surrogate's own energy "
+                                          "rule: fewer points make a pointwise surrogate's "
+                                          "queries cheaper; MFMC stays unbiased for the FEM's "
+                                          "mean (only the correlation changes).", ge=0,
+                                          shown="the FEM's points")
+    surrogate_intorder: int | None = setting(None, doc="Degree of the surrogate's own energy "
+                                             "rule (with or without --surrogate-level).", ge=1,
+                                             shown="the FEM's points")
 
     def __post_init__(self) -> None:
         if not self.qoi:
             raise InputError("at least one --qoi is needed")
+        for name in ("surrogate_level", "surrogate_intorder"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < (name == "surrogate_intorder")):
+                raise InputError(f"--{name.replace('_', '-')} must be an integer >= "
+                                 f"{int(name == 'surrogate_intorder')}, got {value!r}")
         if self.device not in DEVICE_CHOICES:
             raise InputError(f"unknown device {self.device!r}; choose one of: "
                              f"{', '.join(DEVICE_CHOICES)}")

@@ -14,7 +14,7 @@ of functions), so that the quantities of all models are the same functionals. To
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -90,9 +90,10 @@ def parse_quantities(texts: Sequence[str] | None) -> tuple[Quantity, ...]:
 
 @dataclass(frozen=True)
 class QuantityPoints:
-    """Where the models answer u: a quadrature rule of ``mesh`` (``domain`` at ``level``,
-    degree ``intorder``; empty without an energy) followed by the located points
-    (``probes``: probes, functions' points and the field's nodes, in the quantities' order)."""
+    """Where the models answer u: a quadrature rule of ``domain`` at ``level`` (degree
+    ``intorder``; empty without an energy) followed by the located points (``probes``:
+    probes, functions' points and the nodes of ``mesh``, the field's, in the quantities'
+    order). ``mesh`` is the rule's unless :func:`with_energy_rule` gave the rule another."""
 
     quantities: tuple[Quantity, ...]
     domain: str
@@ -181,5 +182,27 @@ def quantity_points(quantities: Sequence[Quantity], domain: str, level: int,
                           points, weights, probes)
 
 
+def with_energy_rule(points: QuantityPoints, level: int | None,
+                     intorder: int | None) -> QuantityPoints:
+    """``points`` with the energy's rule of degree ``intorder`` on ``level`` of its domain
+    (None: its own), the located points unchanged: a low-fidelity model's cheaper energy, a
+    different functional whose only effect on MFMC is the correlation. InputError for a level
+    the domain does not have."""
+    from surrogate.fem.domains import get_domain
+    from surrogate.fem.quadrature import quadrature_rule
+
+    level = points.level if level is None else int(level)
+    intorder = points.intorder if intorder is None else int(intorder)
+    if not len(points.weights) or (level, intorder) == (points.level, points.intorder):
+        return points
+    resolved = get_domain(points.domain)
+    if level < resolved.min_level:
+        raise InputError(f"surrogate level {level} does not exist on the {resolved.name} "
+                         f"(levels from {resolved.min_level})")
+    quadrature, weights = quadrature_rule(resolved.mesh(level), intorder)
+    return replace(points, level=level, intorder=intorder, quadrature=quadrature,
+                               weights=weights)
+
+
 __all__ = ["COMPONENTS", "QUANTITY_HELP", "Quantity", "function_quantity", "parse_quantity",
-           "parse_quantities", "QuantityPoints", "quantity_points"]
+           "parse_quantities", "QuantityPoints", "quantity_points", "with_energy_rule"]

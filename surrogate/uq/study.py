@@ -32,7 +32,7 @@ def study_models(run: Any, options: ModelOptions) -> tuple[Any, Any, Any, Any]:
     from surrogate.fem.families import get_family
     from surrogate.runs.load import load_run
     from surrogate.uq.models import SurrogateQuantities, default_domain, fem_quantities
-    from surrogate.uq.quantities import parse_quantities
+    from surrogate.uq.quantities import parse_quantities, with_energy_rule
     from surrogate.uq.reference_fem import reference_fem
 
     quantities = parse_quantities(options.qoi)
@@ -45,8 +45,8 @@ def study_models(run: Any, options: ModelOptions) -> tuple[Any, Any, Any, Any]:
     fem = fem_quantities(family, quantities, backend=chosen["backend"], order=chosen["order"],
                          level=chosen["level"], domain=chosen["domain"])
     fem.choice = chosen
-    return run, family, fem, SurrogateQuantities.from_run(run, fem.points,
-                                                          device=options.device)
+    points = with_energy_rule(fem.points, options.surrogate_level, options.surrogate_intorder)
+    return run, family, fem, SurrogateQuantities.from_run(run, points, device=options.device)
 
 
 def run_uq(run: Any, options: UqOptions, out: str | Path | None = None, *,
@@ -73,7 +73,10 @@ def run_uq(run: Any, options: UqOptions, out: str | Path | None = None, *,
                                 "chosen_by": fem.choice},
               "surrogate": {"arch": str(getattr(run.model_config, "arch", "?")),
                             "inputs": str(getattr(run.model_config, "inputs", "?")),
-                            "device": options.device},
+                            "device": options.device, "energy_rule": {
+                                "level": surrogate.points.level,
+                                "intorder": surrogate.points.intorder,
+                                "points": len(surrogate.points.weights)}},
               "distribution": distribution.describe(), "one_off_seconds": one_off,
               "options": options.to_dict(), **result.to_dict()}
     if fem.points.field_nodes:

@@ -82,3 +82,23 @@ def test_a_budget_too_small_for_the_pilot_is_a_one_line_error(radial_run):
     with pytest.raises(InputError, match="too small for the pilot"):
         estimate_mean(exact, exact, run_distribution(radial_run).sample,
                       MfmcSettings(budget=10.0, pilot=20, costs=(1.0, 0.01)), ("energy",))
+
+
+def test_the_surrogate_may_integrate_the_energy_by_its_own_cheaper_rule(radial_run):
+    from surrogate.uq.options import ModelOptions
+    from surrogate.uq.study import study_models
+
+    options = ModelOptions(qoi=("energy", "probe:0.3,0.2,0.5"), fem_order=1, fem_level=2,
+                           surrogate_level=1, surrogate_intorder=2)
+    _, _, fem, surrogate = study_models(radial_run, options)
+    assert (fem.points.level, fem.points.intorder) == (2, 6)
+    assert (surrogate.points.level, surrogate.points.intorder) == (1, 2)
+    assert len(surrogate.predictor.point_set) == len(surrogate.points.points)
+    assert len(surrogate.points.weights) < len(fem.points.weights) / 20
+    mu = run_distribution(radial_run).sample(3, np.random.default_rng(0))
+    same = SurrogateQuantities.from_run(radial_run, fem.points)(mu)
+    values = surrogate(mu)
+    np.testing.assert_allclose(values[:, 1:], same[:, 1:], rtol=1e-6)
+    np.testing.assert_allclose(values[:, 0], same[:, 0], rtol=0.05)
+    with pytest.raises(InputError, match="surrogate-level must be an integer"):
+        ModelOptions(surrogate_level=-1)

@@ -59,3 +59,24 @@ def test_the_field_follows_the_scalars_and_a_function_of_u_is_a_quantity():
     wrong = function_quantity(["a", "b"], line, lambda u: u[:, :, 0])
     with pytest.raises(InputError, match="returned shape"):
         ExactQuantities(family, quantity_points((wrong,), "cube", 1, 2))(mu)
+
+
+def test_a_cheaper_energy_rule_keeps_the_located_points_and_the_integral():
+    from surrogate.uq.quantities import with_energy_rule
+
+    family = get_family("radial")
+    quantities = parse_quantities(["energy", "probe:0.5,0.25,0.5", "field"])
+    fine = quantity_points(quantities, "cube", 2, 6)
+    coarse = with_energy_rule(fine, 1, 4)
+    assert (coarse.level, coarse.intorder) == (1, 4)
+    assert len(coarse.weights) < len(fine.weights) / 4
+    np.testing.assert_array_equal(coarse.probes, fine.probes)  # probe and the field's nodes
+    assert coarse.field_nodes == fine.field_nodes and coarse.names == fine.names
+    mu = family.sample(4, 11)
+    near, far = ExactQuantities(family, coarse)(mu), ExactQuantities(family, fine)(mu)
+    np.testing.assert_allclose(near[:, 1:], far[:, 1:], rtol=0, atol=0)
+    # the same ∫|u|² over the cube by another rule: a different functional, close
+    np.testing.assert_allclose(near[:, 0], far[:, 0], rtol=1e-3)
+    assert with_energy_rule(fine, None, None) is fine
+    with pytest.raises(InputError, match="surrogate level 0 does not exist"):
+        with_energy_rule(quantity_points(quantities, "cylinder", 1, 2), 0, 2)
