@@ -34,9 +34,8 @@ coefficient of variation is about 0.5, the smallest of the components tried):
   error; with and without the run's one-off (data + training, recorded by the run). A
   target below ``--mfmc-down-to`` (``--probe-mfmc-down-to`` for the probe) is not run: its
   allocation and seconds are predicted from the pilot of the largest target measured
-  (``"measured": false``). With
-  ``--surrogate-level``/``--surrogate-intorder`` the surrogate integrates the energy by its
-  own, cheaper rule (``surrogate uq``'s options of the same names).
+  (``"measured": false``). With ``--surrogate-level``/``--surrogate-intorder`` the
+  surrogate integrates the energy by its own, cheaper rule (``surrogate uq``'s options).
 
 The run is ``--run`` or, by default, one trained here by ``surrogate gen-data`` and
 ``surrogate fit`` in subprocesses with the separable recipe of docs/results/break-even.md
