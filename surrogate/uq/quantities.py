@@ -8,7 +8,8 @@ written as a ParaView file, not into the per-quantity record; alone it brings ``
 set the allocation). In Python, :func:`function_quantity` makes any function of u at given
 points a quantity. Every model (surrogate, FEM, closed form) answers u at the same points,
 :attr:`QuantityPoints.points` (the rule's points, then the probes, the nodes and the points
-of functions), so that the quantities of all models are the same functionals. Torch-free.
+of functions), so that the quantities of all models are the same functionals, unless
+:func:`with_energy_rule` gives the surrogate a cheaper energy rule of its own. Torch-free.
 """
 
 from __future__ import annotations
@@ -201,7 +202,7 @@ def with_energy_rule(points: QuantityPoints, level: int | None,
                          f"(levels from {resolved.min_level})")
     quadrature, weights = quadrature_rule(resolved.mesh(level), intorder)
     return replace(points, level=level, intorder=intorder, quadrature=quadrature,
-                               weights=weights)
+                   weights=weights)
 
 
 __all__ = ["COMPONENTS", "QUANTITY_HELP", "Quantity", "function_quantity", "parse_quantity",
