@@ -64,6 +64,8 @@ from typing import Any
 
 import numpy as np
 
+from surrogate.core.thread_settings import THREAD_VARIABLES, thread_settings
+
 GEN_ARGS = "--family radial --problems 320 --points 2000"
 FIT_ARGS = "--arch deeponet"
 PROBE = (0.5, 0.5, 0.5)
@@ -72,7 +74,6 @@ COST_DEFAULTS = {"radial": {"fem": ("skfem", 1, 2), "probe": PROBE},
 """Per family of ``cost``: the FEM of reference (backend, order, level) and the probe."""
 GAUSS_NODES = 48
 """Gauss–Legendre nodes per piece of the radial integral of the energy."""
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 TOLERANCE = 0.02
 """The issue's bound on |S_surrogate − S_exact| per index."""
 
@@ -251,8 +252,9 @@ def model_options(qoi: tuple[str, ...], args: argparse.Namespace) -> Any:
 
 
 def mfmc_cost(run: Any, qoi: str, column: int, target: float, one_off: float,
-              args: argparse.Namespace) -> dict[str, Any]:
-    """One measured MFMC study of ``qoi`` (its ``column``) to ``target``."""
+              args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
+    """One measured MFMC study of ``qoi`` (its ``column``) to ``target``: its record and its
+    pilot's statistics."""
     from surrogate.uq.distributions import run_distribution
     from surrogate.uq.mfmc import MfmcSettings, estimate_mean
     from surrogate.uq.study import study_models
@@ -276,16 +278,15 @@ def mfmc_cost(run: Any, qoi: str, column: int, target: float, one_off: float,
             "surrogate_samples": record["allocation"]["surrogate_samples"],
             "rho": entry["pilot"]["rho"], "mean": entry["mfmc"]["mean"],
             "achieved_rse": entry["mfmc"]["standard_error"] / abs(entry["mfmc"]["mean"]),
-            "seconds_split": dict(result.seconds),
-            "pilot": result.pilot}
+            "seconds_split": dict(result.seconds)}, result.pilot
 
 
-def predicted_mfmc(measured: dict[str, Any], target: float, one_off: float) -> dict[str, Any]:
-    """The allocation a measured study's pilot gives for ``target`` and its seconds (that
-    pilot's + K w_hf + N w_lf): the prediction ``surrogate uq`` itself acts on, not run."""
+def predicted_mfmc(measured: dict[str, Any], pilot: Any, target: float,
+                   one_off: float) -> dict[str, Any]:
+    """The allocation that the ``pilot`` of the ``measured`` study gives for ``target`` and its
+    seconds (that pilot's + K w_hf + N w_lf): the prediction ``surrogate uq`` acts on, not run."""
     from surrogate.uq.allocation import allocate_for_rse
 
-    pilot = measured["pilot"]
     allocation = allocate_for_rse(pilot, target)
     split = measured["seconds_split"]
     spent = (split["pilot_high"] + split["pilot_surrogate"]
@@ -297,6 +298,8 @@ def predicted_mfmc(measured: dict[str, Any], target: float, one_off: float) -> d
 
 def cost_part(args: argparse.Namespace) -> dict[str, Any]:
     """FEM-only MC against MFMC to each target, per quantity."""
+    import torch
+
     from surrogate.runs.load import load_run
     from surrogate.uq.distributions import run_distribution
     from surrogate.uq.models import one_off_seconds
@@ -324,8 +327,7 @@ def cost_part(args: argparse.Namespace) -> dict[str, Any]:
                                "level": model.points.level, "intorder": model.points.intorder,
                                "points": len(model.points.weights),
                                "fem_points": len(fem.points.weights)},
-                           "threads": {"torch": __import__("torch").get_num_threads(),
-                                       **{k: os.environ.get(k) for k in THREAD_VARIABLES}},
+                           "threads": {"torch": torch.get_num_threads(), **thread_settings()},
                            "one_off_seconds": one_off, "fem_only_mc": mc, "mfmc": {},
                            "speedup": {}}
     down_to = {"energy": args.mfmc_down_to,
@@ -333,12 +335,13 @@ def cost_part(args: argparse.Namespace) -> dict[str, Any]:
     for name, (qoi, column) in {"energy": ("energy", 0),
                                 f"{probe}:u1": (probe, 0)}.items():
         out["mfmc"][name], out["speedup"][name] = {}, {}
-        measured = None
+        measured = pilot = None
         for target in targets:
             if target >= down_to[name]:
-                entry = measured = mfmc_cost(run, qoi, column, target, one_off["total"], args)
+                measured, pilot = mfmc_cost(run, qoi, column, target, one_off["total"], args)
+                entry = measured
             elif measured is not None:
-                entry = predicted_mfmc(measured, target, one_off["total"])
+                entry = predicted_mfmc(measured, pilot, target, one_off["total"])
             else:
                 continue
             fem_seconds = mc["quantities"][name]["targets"][f"{target:g}"]["seconds"]
@@ -346,14 +349,14 @@ def cost_part(args: argparse.Namespace) -> dict[str, Any]:
             out["speedup"][name][f"{target:g}"] = {
                 "without_one_off": fem_seconds / entry["seconds"],
                 "with_one_off": fem_seconds / entry["seconds_with_one_off"]}
-        for entry in out["mfmc"][name].values():
-            entry.pop("pilot", None)
     return out
 
 
 def main(argv: list[str] | None = None) -> None:
     """Parse the part and its options; print its JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=1, help="OpenMP/BLAS/torch threads "
+                        "(before the part: uq.py --threads 2 cost ...)")
     parts = parser.add_subparsers(dest="part", required=True)
     sobol = parts.add_parser("sobol", help="Sobol indices: surrogate against the closed form")
     sobol.add_argument("--run", default=None, help="a radial family run (default: train one)")
@@ -377,7 +380,6 @@ def main(argv: list[str] | None = None) -> None:
                       help="x y z of the probe (default: the family's)")
     cost.add_argument("--surrogate-level", type=int, default=None)
     cost.add_argument("--surrogate-intorder", type=int, default=None)
-    cost.add_argument("--threads", type=int, default=1, help="OpenMP/MKL/torch threads")
     cost.add_argument("--mc-solves", type=int, default=None)
     cost.add_argument("--max-mc-seconds", type=float, default=600.0)
     cost.add_argument("--pilot", type=int, default=50)
@@ -386,14 +388,13 @@ def main(argv: list[str] | None = None) -> None:
     cost.add_argument("--fem-level", type=int, default=None)
     cost.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    threads = getattr(args, "threads", 1)
-    if threads < 1:
+    if args.threads < 1:
         fail("--threads must be >= 1")
     for name in THREAD_VARIABLES:
-        os.environ[name] = str(threads)  # before torch and NGSolve load
+        os.environ[name] = str(args.threads)  # before torch and NGSolve load
     import torch
 
-    torch.set_num_threads(threads)
+    torch.set_num_threads(args.threads)
     print(json.dumps(sobol_part(args) if args.part == "sobol" else cost_part(args), indent=1))
 
 

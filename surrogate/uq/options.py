@@ -58,12 +58,12 @@ class ModelOptions:
     def __post_init__(self) -> None:
         if not self.qoi:
             raise InputError("at least one --qoi is needed")
-        for name in ("surrogate_level", "surrogate_intorder"):
+        for name, least in (("surrogate_level", 0), ("surrogate_intorder", 1)):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                      or value < (name == "surrogate_intorder")):
-                raise InputError(f"--{name.replace('_', '-')} must be an integer >= "
-                                 f"{int(name == 'surrogate_intorder')}, got {value!r}")
+                                      or value < least):
+                raise InputError(f"--{name.replace('_', '-')} must be an integer >= {least}, "
+                                 f"got {value!r}")
         if self.device not in DEVICE_CHOICES:
             raise InputError(f"unknown device {self.device!r}; choose one of: "
                              f"{', '.join(DEVICE_CHOICES)}")
