@@ -8,7 +8,8 @@ single-threaded workers; both hand out ``Client.get_executor()``. Dask is option
 
 Pool workers ignore SIGINT/SIGTERM: the parent, the one process that writes, handles the
 interrupt, keeps what was written and kills them; a worker whose parent vanished (SIGKILL)
-ends itself within :data:`PARENT_POLL_S` seconds.
+ends itself within :data:`PARENT_POLL_S` seconds. Each worker caps its BLAS pools at its share
+of the CPUs (numpy, scipy and NGSolve each load an OpenBLAS that starts one thread per core).
 """
 
 from __future__ import annotations
@@ -31,9 +32,13 @@ CONNECT_TIMEOUT_S = 10
 PARENT_POLL_S = 1.0
 
 
-def _worker_start(parent: int) -> None:
+def _worker_start(parent: int, blas_threads: int) -> None:
     """Pool workers leave Ctrl-C and SIGTERM to the parent, which stops them (no tracebacks
-    from them), and end themselves when the parent is gone (killed before it could)."""
+    from them), end themselves when the parent is gone (killed before it could), and share
+    the cores: ``blas_threads`` BLAS threads each."""
+    from surrogate.core.thread_settings import cap_blas_threads
+
+    cap_blas_threads(blas_threads)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
@@ -99,12 +104,22 @@ def _native_threads() -> int:
         return 1
 
 
+def blas_threads_per_worker(workers: int) -> int:
+    """BLAS threads of each of ``workers`` pool processes: the available CPUs shared out,
+    at least 1."""
+    from surrogate.core.thread_settings import available_cpus
+
+    return max(1, available_cpus() // max(1, workers))
+
+
 @contextlib.contextmanager
 def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
-    """A pool of ``workers`` processes that ignore Ctrl-C and end with their parent."""
+    """A pool of ``workers`` processes that ignore Ctrl-C, end with their parent and share
+    the CPUs (:func:`blas_threads_per_worker` BLAS threads each)."""
     context = multiprocessing.get_context(_start_method())
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                               initializer=_worker_start, initargs=(os.getpid(),))
+                               initializer=_worker_start,
+                               initargs=(os.getpid(), blas_threads_per_worker(workers)))
     try:
         yield pool
     except BaseException:
@@ -169,5 +184,5 @@ def open_executor(workers: int = 1, scheduler: str | None = None,
         yield None
 
 
-__all__ = ["open_executor", "process_pool", "dask_executor", "import_distributed",
-           "parse_local_cluster", "DASK_EXTRA"]
+__all__ = ["blas_threads_per_worker", "open_executor", "process_pool", "dask_executor",
+           "import_distributed", "parse_local_cluster", "DASK_EXTRA"]

@@ -65,6 +65,20 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def cap_blas_threads(threads: int) -> None:
+    """Cap this process's BLAS/OpenMP pools at ``threads``: through the environment for the
+    libraries it loads from now on, and with threadpoolctl (when installed) for those loaded
+    already (numpy's, scipy's and NGSolve's OpenBLAS each start one thread per core, so N
+    worker processes on N cores would otherwise run N² threads)."""
+    for name in THREAD_VARIABLES:
+        os.environ[name] = str(threads)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
+    threadpool_limits(limits=threads)
+
+
 def thread_settings() -> dict[str, Any]:
     """The BLAS/OpenMP thread variables and, with threadpoolctl installed, its pools' sizes."""
     info: dict[str, Any] = {k: os.environ.get(k) for k in THREAD_VARIABLES}
@@ -78,6 +92,6 @@ def thread_settings() -> dict[str, Any]:
     return info
 
 
-__all__ = ["thread_settings", "THREAD_VARIABLES", "set_default_wait_policy", "wait_policy",
-           "available_cpus", "WAIT_POLICY_VARIABLE", "DEFAULT_WAIT_POLICY", "SET_BY_SURROGATE",
-           "SET_BY_ENVIRONMENT", "TOO_LATE"]
+__all__ = ["cap_blas_threads", "thread_settings", "THREAD_VARIABLES", "set_default_wait_policy",
+           "wait_policy", "available_cpus", "WAIT_POLICY_VARIABLE", "DEFAULT_WAIT_POLICY",
+           "SET_BY_SURROGATE", "SET_BY_ENVIRONMENT", "TOO_LATE"]
