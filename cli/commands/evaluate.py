@@ -83,8 +83,11 @@ def evaluate(
 
     Runs trained on sequence data (lem, cornn, lstm) are evaluated instead on sequences they
     never saw, rebuilt from their dataset's recipe: unseen signals (the test split), unseen
-    materials (maxwell-td) and a longer horizon; per-sequence relative L² errors, traces and
-    error over time (--plots), probe and FEM field time series (--vtk, maxwell-td).
+    materials (maxwell-td; maxwell-nl: amplitudes and varistors, --material-range
+    amplitude=2,3 beyond training) and a longer horizon; per-sequence relative L² errors,
+    traces and error over time (--plots), probe and FEM field time series (--vtk,
+    maxwell-td); for maxwell-td and maxwell-nl the FEM verdict (--fem-candidates: the fastest
+    FEM at the surrogate's error and N*).
 
     Example: surrogate evaluate runs/fdnn runs/resnet --domain cube --levels 1-5 --out out/
     --vtk out/vtk --plots out/plots

@@ -1,6 +1,7 @@
 """Build a planned evaluation set in memory: one builder per recipe kind and set name.
 
-maxwell-td builders live in :mod:`surrogate.evaluation.sequence.maxwell_td`; here the
+maxwell-td builders live in :mod:`surrogate.evaluation.sequence.maxwell_td`, maxwell-nl ones
+in :mod:`surrogate.evaluation.sequence.maxwell_nl`; here the
 fitzhugh-nagumo and adding ones, the file's test split for any other recipe, and
 :func:`build_set`, which picks the builder.
 """
@@ -15,6 +16,11 @@ from typing import Any
 import numpy as np
 
 from surrogate.core.errors import InputError
+from surrogate.evaluation.sequence.maxwell_nl import (
+    maxwell_nl_horizon,
+    maxwell_nl_materials,
+    maxwell_nl_signals,
+)
 from surrogate.evaluation.sequence.maxwell_td import (
     maxwell_td_horizon,
     maxwell_td_materials,
@@ -139,6 +145,8 @@ def file_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
 BUILDERS: dict[str, dict[str, Callable[[SetPlan, ProgressCallback], SequenceSet]]] = {
     "maxwell-td": {"unseen-signals": maxwell_td_signals, "unseen-materials": maxwell_td_materials,
                    "longer-horizon": maxwell_td_horizon},
+    "maxwell-nl": {"unseen-signals": maxwell_nl_signals, "unseen-materials": maxwell_nl_materials,
+                   "longer-horizon": maxwell_nl_horizon},
     "fitzhugh-nagumo": {"unseen-signals": fitzhugh_nagumo_signals,
                         "longer-horizon": fitzhugh_nagumo_horizon},
     "adding": {"unseen-signals": adding_signals, "longer-horizon": adding_horizon},

@@ -45,6 +45,8 @@ from surrogate.evaluation.sequence.td_candidates import (
 )
 
 KNOWN, NEW = "known material", "new material"
+NONLINEAR = "nonlinear: a full solve per query"
+"""The query kind of every maxwell-nl set (:mod:`~surrogate.evaluation.sequence.nl_verdict`)."""
 QUERIES = {"one": "one sequence per call", "batch": "the whole set in one call, per sequence"}
 OWN_NOTE = ("the data's own FEM reproduces the set's targets exactly: its error is 0 by "
             "construction")
@@ -146,10 +148,11 @@ def candidate_row(spec: FemSpec, setup: Any, setup_seconds: float | None,
 
 def fem_query_seconds(row: Mapping[str, Any], kind: str, query: str) -> float | None:
     """A candidate's seconds per query: the convolution (one signal, or per sequence of a
-    batch), plus the material's factorisation and impulse run for a new material."""
+    batch), plus the material's factorisation and impulse run for a new material; for a
+    nonlinear set (maxwell-nl) one run, stored in the same fields."""
     seconds = row["seconds"]
     convolution = seconds["convolution_one" if query == "one" else "convolution_batch"]
-    if kind == KNOWN:
+    if kind != NEW:
         return convolution
     return None if seconds["material"] is None else seconds["material"] + convolution
 
@@ -161,6 +164,10 @@ def verdict_text(kind: str, query: str, entry: Mapping[str, Any]) -> str:
         return "no FEM result to compare with"
     per = "" if query == "one" else " per sequence"
     if entry["n_star"] is None:
+        if kind == NONLINEAR:
+            return (f"never: the FEM ({fem['label']}) solves a sequence in "
+                    f"{duration(fem_s)}{per}, faster than the surrogate ({duration(sur_s)}"
+                    f"{per})")
         if kind == KNOWN:
             how = ("a new signal by one convolution of its stored impulse response"
                    if query == "one" else "a batch of new signals by one product with its "
@@ -261,6 +268,6 @@ def one_off_seconds(run: Any, dataset: Any) -> dict[str, Any]:
             "total": (generation or 0.0) + (training or 0.0), "notes": notes}
 
 
-__all__ = ["KNOWN", "NEW", "OWN_NOTE", "QUERIES", "candidate_row", "duration",
+__all__ = ["KNOWN", "NEW", "NONLINEAR", "OWN_NOTE", "QUERIES", "candidate_row", "duration",
            "fem_query_seconds", "measure_candidate", "measure_own", "one_off_seconds",
            "query_kind", "query_verdicts", "set_verdict", "time_convolutions", "verdict_text"]

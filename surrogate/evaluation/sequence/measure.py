@@ -14,8 +14,9 @@ the content the run records (its ``content_hash``); its recipe rebuilds the eval
   ratio would divide by the zero field at t = 0), as its median and 90th percentile over the
   sequences at each step (seq-to-seq runs only).
 
-maxwell-td runs also get each set's FEM verdict (``fem_verdict``: the fastest FEM at the
-surrogate's error and the break-even count N*, :mod:`surrogate.evaluation.sequence.fem_verdict`)
+maxwell-td and maxwell-nl runs also get each set's FEM verdict (``fem_verdict``: the fastest
+FEM at the surrogate's error and the break-even count N*,
+:mod:`surrogate.evaluation.sequence.fem_verdict`, :mod:`surrogate.evaluation.sequence.nl_verdict`)
 with the surrogate's query time: one sequence per call, and the whole set in one call.
 
 Nothing is printed; progress goes through a ``(done, total, description)`` callback.
@@ -147,18 +148,27 @@ def prepare(run: Any, options: SequenceEvaluationOptions, *, data_path: Any = No
 
 
 def plan_verdict(plan: SetPlan, options: SequenceEvaluationOptions) -> None:
-    """The verdict's candidates (``plan.cache["fem_specs"]``, empty: no verdict) and response
-    store; InputError when candidates are given for data without a FEM (not maxwell-td)."""
+    """The verdict's candidates (``plan.cache["fem_specs"]``, None: no verdict) and response
+    store; InputError when candidates are given for data without a FEM (not maxwell-td or
+    maxwell-nl), or a response store for maxwell-nl (no impulse responses)."""
     from surrogate.datasets.sequence.td_responses import ResponseStore
-    from surrogate.evaluation.sequence.td_candidates import parse_candidates
+    from surrogate.evaluation.sequence.nl_verdict import NL_LADDER, check_nl_specs
+    from surrogate.evaluation.sequence.td_candidates import DEFAULT_LADDER, parse_candidates
 
-    specs, notes = parse_candidates(options.fem_candidates)
-    if plan.kind != "maxwell-td" or plan.recipe is None:
+    ladders = {"maxwell-td": DEFAULT_LADDER, "maxwell-nl": NL_LADDER}
+    ladder = ladders.get(plan.kind) if plan.recipe is not None else None
+    specs, notes = parse_candidates(options.fem_candidates, ladder or DEFAULT_LADDER)
+    if ladder is None:
         if options.fem_candidates is not None and specs is not None \
                 or options.fem_cache is not None:
-            raise InputError(f"--fem-candidates and --fem-cache apply to maxwell-td runs "
-                             f"only, not {plan.kind or 'unknown'!r} data")
+            raise InputError(f"--fem-candidates and --fem-cache apply to maxwell-td and "
+                             f"maxwell-nl runs only, not {plan.kind or 'unknown'!r} data")
         specs, notes = None, []
+    elif plan.kind == "maxwell-nl":
+        if options.fem_cache is not None:
+            raise InputError("--fem-cache stores a linear cavity's impulse responses "
+                             "(maxwell-td); maxwell-nl runs have none")
+        check_nl_specs(specs or ())
     plan.cache["fem_specs"] = specs
     plan.cache["store"] = ResponseStore(options.fem_cache)
     plan.notes.extend(notes)
@@ -176,18 +186,35 @@ def surrogate_query_seconds(run: Any, inputs: np.ndarray, batch_size: int | None
 
 
 def add_fem_verdict(run: Any, plan: SetPlan, name: str, result: SetResult,
-                    batch_size: int | None) -> None:
-    """``result.record["fem_verdict"]`` of a maxwell-td set (:func:`plan_verdict`'s specs)."""
-    from surrogate.evaluation.sequence.fem_verdict import one_off_seconds, set_verdict
-    from surrogate.evaluation.sequence.maxwell_td import response_store, set_setup
+                    batch_size: int | None, progress: Any = None) -> None:
+    """``result.record["fem_verdict"]`` of a maxwell-td or maxwell-nl set
+    (:func:`plan_verdict`'s specs)."""
+    from surrogate.evaluation.sequence.fem_verdict import one_off_seconds
 
     one_off = plan.cache.setdefault("one_off", one_off_seconds(run, plan.dataset))
     readout = run.model_config.readout
-    result.record["fem_verdict"] = set_verdict(
-        set_setup(plan, name), result.set.samples, name, result.target,
-        lambda y: readout_targets(y, readout), float(result.record["errors"]["median"]),
-        surrogate_query_seconds(run, result.set.inputs, batch_size), one_off,
-        plan.cache["fem_specs"], response_store(plan), plan.cache.setdefault("systems", {}))
+    error = float(result.record["errors"]["median"])
+    seconds = surrogate_query_seconds(run, result.set.inputs, batch_size)
+    systems = plan.cache.setdefault("systems", {})
+    if plan.kind == "maxwell-nl":
+        from surrogate.evaluation.sequence import maxwell_nl
+        from surrogate.evaluation.sequence.nl_verdict import nl_set_verdict
+
+        known = plan.cache.get("own_seconds") if name == "unseen-signals" else None
+        setup = maxwell_nl.set_setup(plan, name)  # built once: its seconds in the cache
+        verdict = nl_set_verdict(
+            setup, plan.cache.get("setup_seconds"), maxwell_nl.set_draws(plan, name),
+            result.target,
+            lambda y: readout_targets(y, readout), error, seconds, one_off,
+            plan.cache["fem_specs"], systems, known, progress)
+    else:
+        from surrogate.evaluation.sequence.fem_verdict import set_verdict
+        from surrogate.evaluation.sequence.maxwell_td import response_store, set_setup
+
+        verdict = set_verdict(set_setup(plan, name), result.set.samples, name, result.target,
+                              lambda y: readout_targets(y, readout), error, seconds, one_off,
+                              plan.cache["fem_specs"], response_store(plan), systems)
+    result.record["fem_verdict"] = verdict
 
 
 def evaluate_set(run: Any, built: SequenceSet, batch_size: int | None) -> SetResult:
@@ -223,7 +250,9 @@ def evaluate_sequence_run(run: Any, options: SequenceEvaluationOptions, *,
         results[name] = evaluate_set(run, built, options.batch_size)
         if plan.cache.get("fem_specs") is not None:
             progress(done, total, f"{name}: FEM verdict")
-            add_fem_verdict(run, plan, name, results[name], options.batch_size)
+            add_fem_verdict(run, plan, name, results[name], options.batch_size,
+                            lambda what, name=name, done=done: progress(
+                                done, total, f"{name}: FEM verdict, {what}"))
     vtk = None
     if vtk_dir is not None:
         progress(total - 1, total, "VTK files")

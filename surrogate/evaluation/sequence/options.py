@@ -1,5 +1,5 @@
 """Options of a sequence evaluation: the sets, the horizon, fresh sequences, materials, VTK,
-the FEM verdict's candidates and response store (maxwell-td)."""
+the FEM verdict's candidates (maxwell-td, maxwell-nl) and response store (maxwell-td)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 from surrogate.core.errors import InputError
 from surrogate.core.typed_config import setting
 from surrogate.evaluation.option_fields import batch_size_field, device_field
+from surrogate.evaluation.sequence.nl_verdict import NL_LADDER
 from surrogate.evaluation.sequence.sets import SET_NAMES, parse_material_ranges
 from surrogate.evaluation.sequence.td_candidates import DEFAULT_LADDER, parse_candidates
 
@@ -28,20 +29,21 @@ class SequenceEvaluationOptions:
     fresh: int = setting(0, doc="Also regenerate N new sequences beyond the file (unseen "
                          "signals; the other sets use the same ones).")
     max_sequences: int | None = setting(None, doc="At most N sequences per set.", shown="all")
-    material_seed: int | None = setting(None, doc="Seed of the new material pool (maxwell-td).",
+    material_seed: int | None = setting(None, doc="Seed of the new materials (maxwell-td: the "
+                                        "pool; maxwell-nl: amplitudes and varistors).",
                                         shown="seed + 1")
     material_ranges: tuple[str, ...] = setting(
-        (), doc="Range of a new material (maxwell-td), NAME=LOW,HIGH with NAME eps, mu or sigma "
-        "(repeatable; extrapolates outside training).", flag="material-range", multiple=True,
-        shown="off")
+        (), doc="Range of the unseen-materials set, NAME=LOW,HIGH with NAME eps, mu or sigma "
+        "(maxwell-td) or amplitude, sigma0 or e0 (maxwell-nl) (repeatable; extrapolates "
+        "outside training).", flag="material-range", multiple=True, shown="off")
     sample: int = setting(0, doc="Which unseen-signals sequence --vtk shows.")
     vtk_every: int | None = setting(None, doc="Write every N-th time step to VTK.",
                                     shown="at most 50 frames")
     fem_candidates: tuple[str, ...] | None = setting(
-        None, doc="FEM candidates of the verdict (maxwell-td), backend:order:level:substeps "
-        "with r for Richardson in time (repeatable or comma-separated; 'none': no verdict); "
-        "the data's own FEM is always one.", multiple=True,
-        shown=" ".join(DEFAULT_LADDER))
+        None, doc="FEM candidates of the verdict (maxwell-td, maxwell-nl), backend:order:level:"
+        "substeps with r for Richardson in time (repeatable or comma-separated; 'none': no "
+        "verdict); the data's own FEM is always one.", multiple=True,
+        shown=f"maxwell-td: {' '.join(DEFAULT_LADDER)}; maxwell-nl: {' '.join(NL_LADDER)}")
     fem_cache: str | None = setting(None, doc="Directory of the FEM impulse responses "
                                     "(maxwell-td; reused by later evaluations).",
                                     shown="in memory")

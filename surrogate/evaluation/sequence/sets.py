@@ -6,21 +6,24 @@ Every set is a batch of whole sequences the run never trained on:
   the file (maxwell-td: samples n … n + m − 1 of the recipe, each with its own spawned signal
   seed and a material of the training pool; fitzhugh-nagumo, adding: rows n_test …
   n_test + m − 1 of the test split's seed stream). ``source`` says which.
-- ``unseen-materials`` (maxwell-td only): the same samples (the same signals) with a new
-  material pool: ``n_materials`` triples drawn by the materials stream of ``material_seed``
-  (default seed + 1), in the recipe's ranges or in ``material_ranges`` (extrapolation);
-  sample i uses triple i mod n_materials, as in the file.
+- ``unseen-materials`` (maxwell-td, maxwell-nl): the same samples (the same signals) with a
+  new material pool: maxwell-td ``n_materials`` triples drawn by the materials stream of
+  ``material_seed`` (default seed + 1), in the recipe's ranges or in ``material_ranges``
+  (extrapolation), sample i using triple i mod n_materials, as in the file; maxwell-nl each
+  sample's (amplitude, σ₀, E₀) redrawn the same way (``amplitude=2,3``: amplitudes beyond
+  the training range, the waveform shapes unchanged).
 - ``longer-horizon``: the same samples over ``horizon_factor`` × the trained length, no
-  recipe change needed: maxwell-td ``steps`` × f with the same seed (the same sequences
-  extended: the first T_train entries are the file's rows); fitzhugh-nagumo the same initial
-  states over f × ``t_end`` with the same Δt = t_end/steps; adding sequences of length f × T
-  from the same seeds (the values extend, the markers are redrawn in the new halves, so these
-  are new, longer problems read at their last step).
+  recipe change needed: maxwell-td and maxwell-nl ``steps`` × f with the same seed (the same
+  sequences extended: the first T_train entries are the file's rows); fitzhugh-nagumo the
+  same initial states over f × ``t_end`` with the same Δt = t_end/steps; adding sequences of
+  length f × T from the same seeds (the values extend, the markers are redrawn in the new
+  halves, so these are new, longer problems read at their last step).
 
 A dataset whose recipe kind has no generator here gives ``unseen-signals`` from its test
 split only. Nothing is written to disk. This module plans the sets; they are built by
 :mod:`surrogate.evaluation.sequence.builders` (maxwell-td ones by
-:mod:`surrogate.evaluation.sequence.maxwell_td`).
+:mod:`surrogate.evaluation.sequence.maxwell_td`, maxwell-nl ones by
+:mod:`surrogate.evaluation.sequence.maxwell_nl`).
 """
 
 from __future__ import annotations
@@ -38,10 +41,16 @@ ProgressCallback = Callable[[int, int, str], None]
 SET_NAMES = ("unseen-signals", "unseen-materials", "longer-horizon")
 SETS_BY_RECIPE = {
     "maxwell-td": SET_NAMES,
+    "maxwell-nl": SET_NAMES,
     "fitzhugh-nagumo": ("unseen-signals", "longer-horizon"),
     "adding": ("unseen-signals", "longer-horizon"),
 }
-MATERIAL_NAMES = ("eps", "mu", "sigma")
+MATERIAL_NAMES_BY_RECIPE = {"maxwell-td": ("eps", "mu", "sigma"),
+                           "maxwell-nl": ("amplitude", "sigma0", "e0")}
+"""What ``unseen-materials`` redraws, per recipe kind (the names ``--material-range`` takes)."""
+MATERIAL_NAMES = MATERIAL_NAMES_BY_RECIPE["maxwell-td"]
+ALL_MATERIAL_NAMES = tuple(dict.fromkeys(n for names in MATERIAL_NAMES_BY_RECIPE.values()
+                                         for n in names))
 
 
 @dataclass(frozen=True)
@@ -155,12 +164,17 @@ def plan_sets(dataset: Any, *, sets: Sequence[str] | None = None, fresh: int = 0
                          f"on{hint}")
     check_memory(dataset, samples.size, horizon_factor if "longer-horizon" in names else 1.0)
     if material_ranges and "unseen-materials" not in names:
-        raise InputError("--material-range applies to the unseen-materials set (maxwell-td "
-                         "data) only")
+        raise InputError("--material-range applies to the unseen-materials set (maxwell-td, "
+                         "maxwell-nl data) only")
+    varied = MATERIAL_NAMES_BY_RECIPE.get(kind, ())
+    for name in material_ranges or {}:
+        if name not in varied:
+            raise InputError(f"--material-range {name}: {kind!r} data vary "
+                             f"{', '.join(varied)}")
     if "unseen-materials" in names and not material_ranges \
-            and all(low == high for low, high in (recipe.eps, recipe.mu, recipe.sigma)):
-        notes.append("the recipe fixes eps, mu and sigma: unseen-materials repeats the training "
-                     "material (give --material-range NAME=LOW,HIGH for new ones)")
+            and all(low == high for low, high in (getattr(recipe, n) for n in varied)):
+        notes.append(f"the recipe fixes {', '.join(varied)}: unseen-materials repeats the "
+                     "training material (give --material-range NAME=LOW,HIGH for new ones)")
     return SetPlan(dataset=dataset, recipe=recipe, kind=kind, samples=samples,
                    in_file=int(min(len(in_file), len(samples))), sets=names,
                    horizon_factor=float(horizon_factor), material_seed=material_seed,
@@ -168,17 +182,19 @@ def plan_sets(dataset: Any, *, sets: Sequence[str] | None = None, fresh: int = 0
 
 
 def parse_material_ranges(texts: Sequence[str]) -> dict[str, tuple[float, float]]:
-    """``["eps=2,3", "sigma=0.5"]`` -> {"eps": (2.0, 3.0), "sigma": (0.5, 0.5)}, checked."""
+    """``["eps=2,3", "sigma=0.5"]`` -> {"eps": (2.0, 3.0), "sigma": (0.5, 0.5)}, checked (the
+    names of any recipe kind; :func:`plan_sets` checks them against the data's)."""
     from surrogate.datasets.sequence.maxwell_td import parse_range
 
     ranges: dict[str, tuple[float, float]] = {}
     for text in texts:
         name, sep, value = text.partition("=")
         name = name.strip()
-        if not sep or name not in MATERIAL_NAMES:
+        if not sep or name not in ALL_MATERIAL_NAMES:
             raise InputError(f"--material-range {text!r}: expected NAME=LOW,HIGH with NAME one "
-                             f"of {', '.join(MATERIAL_NAMES)} (e.g. 'eps=2,3')")
-        ranges[name] = parse_range(name, value, 0.0, strict=name != "sigma")
+                             f"of {', '.join(ALL_MATERIAL_NAMES)} (e.g. 'eps=2,3')")
+        ranges[name] = parse_range(name, value, 0.0,
+                                   strict=name not in ("sigma", "sigma0", "amplitude"))
     return ranges
 
 
@@ -227,7 +243,8 @@ def signals_source(plan: SetPlan, what: str) -> str:
     return "; ".join(parts)
 
 
-__all__ = ["MATERIAL_NAMES", "SET_NAMES", "SETS_BY_RECIPE", "ProgressCallback", "SequenceSet",
-           "SetPlan", "as_stored", "check_memory", "choose_sets", "file_rows",
-           "file_test_samples", "fresh_samples", "ids_text", "longer_steps",
-           "parse_material_ranges", "plan_sets", "recipe_of", "signals_source"]
+__all__ = ["ALL_MATERIAL_NAMES", "MATERIAL_NAMES", "MATERIAL_NAMES_BY_RECIPE", "SET_NAMES",
+           "SETS_BY_RECIPE", "ProgressCallback", "SequenceSet", "SetPlan", "as_stored",
+           "check_memory", "choose_sets", "file_rows", "file_test_samples", "fresh_samples",
+           "ids_text", "longer_steps", "parse_material_ranges", "plan_sets", "recipe_of",
+           "signals_source"]

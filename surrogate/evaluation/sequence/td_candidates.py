@@ -77,21 +77,23 @@ def parse_spec(text: str) -> FemSpec:
     return FemSpec(backend, int(order), int(level), int(substeps), richardson == "r")
 
 
-def spec_texts(values: Sequence[str] | None) -> tuple[str, ...]:
+def spec_texts(values: Sequence[str] | None, default: Sequence[str] = DEFAULT_LADDER
+               ) -> tuple[str, ...]:
     """The specs of ``--fem-candidates`` values (each may hold several, comma or space
-    separated); None -> :data:`DEFAULT_LADDER`."""
+    separated); None -> ``default`` (maxwell-td's :data:`DEFAULT_LADDER`)."""
     if values is None:
-        return DEFAULT_LADDER
+        return tuple(default)
     return tuple(t for v in values for t in re.split(r"[,\s]+", str(v)) if t)
 
 
-def parse_candidates(values: Sequence[str] | None
+def parse_candidates(values: Sequence[str] | None, default: Sequence[str] = DEFAULT_LADDER
                      ) -> tuple[tuple[FemSpec, ...] | None, list[str]]:
-    """The installed candidates of ``--fem-candidates`` (None for ``none``: no verdict) and
-    notes on those left out (backend not installed); InputError on a bad spec."""
+    """The installed candidates of ``--fem-candidates`` (``default`` when not given; None
+    for ``none``: no verdict) and notes on those left out (backend not installed);
+    InputError on a bad spec."""
     from surrogate.fem.hcurl.registry import BACKENDS, backend_installed
 
-    texts = spec_texts(values)
+    texts = spec_texts(values, default)
     if NONE in texts:
         if len(texts) > 1:
             raise InputError("--fem-candidates none turns the FEM verdict off; give it alone")
