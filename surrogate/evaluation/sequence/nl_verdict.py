@@ -33,8 +33,8 @@ from surrogate.core.metrics import relative_errors_per_sequence
 from surrogate.evaluation.sequence.fem_verdict import NONLINEAR, OWN_NOTE, query_verdicts
 from surrogate.evaluation.sequence.td_candidates import FemSpec
 
-NL_LADDER = ("ngsolve:2:2:1", "ngsolve:2:2:2r", "ngsolve:3:2:1", "ngsolve:3:2:2",
-             "ngsolve:3:2:1r")
+NL_LADDER = ("ngsolve:2:2:1", "ngsolve:2:2:2", "ngsolve:2:2:1r", "ngsolve:2:2:2r",
+             "ngsolve:3:2:1", "ngsolve:3:2:2", "ngsolve:3:2:1r")
 """The candidates of a maxwell-nl verdict unless ``--fem-candidates`` names others."""
 OWN_TIMED = 3
 """How many of a set's sequences the data's own FEM solves again to time it."""
