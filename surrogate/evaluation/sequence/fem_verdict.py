@@ -241,12 +241,21 @@ def set_verdict(setup: Any, samples: np.ndarray, set_name: str, target: np.ndarr
         notes.append("the data's FEM convolutions are timed on zero arrays of its responses' "
                      "shape (the file's materials were not re-solved; the cost does not "
                      "depend on the values)")
-    return {"kind": kind, "sequences": int(len(samples)), "materials": int(len(materials)),
-            "candidates": rows, "one_off_seconds": dict(one_off),
+    return verdict_record(kind, len(samples), len(materials), rows, one_off, surrogate_error,
+                          surrogate_seconds, notes)
+
+
+def verdict_record(kind: str, sequences: int, materials: int,
+                   rows: Sequence[Mapping[str, Any]], one_off: Mapping[str, Any],
+                   surrogate_error: float, surrogate_seconds: Mapping[str, float],
+                   notes: Sequence[str]) -> dict[str, Any]:
+    """A set's ``fem_verdict``: its candidates, one-off, surrogate and query verdicts."""
+    return {"kind": kind, "sequences": int(sequences), "materials": int(materials),
+            "candidates": list(rows), "one_off_seconds": dict(one_off),
             "surrogate": {"error": surrogate_error, "seconds": dict(surrogate_seconds)},
             "queries": query_verdicts(rows, kind, surrogate_error, surrogate_seconds,
                                       float(one_off["total"])),
-            "notes": notes}
+            "notes": list(notes)}
 
 
 def one_off_seconds(run: Any, dataset: Any) -> dict[str, Any]:
@@ -270,4 +279,5 @@ def one_off_seconds(run: Any, dataset: Any) -> dict[str, Any]:
 
 __all__ = ["KNOWN", "NEW", "NONLINEAR", "OWN_NOTE", "QUERIES", "candidate_row", "duration",
            "fem_query_seconds", "measure_candidate", "measure_own", "one_off_seconds",
-           "query_kind", "query_verdicts", "set_verdict", "time_convolutions", "verdict_text"]
+           "query_kind", "query_verdicts", "set_verdict", "time_convolutions", "verdict_record",
+           "verdict_text"]

@@ -30,7 +30,7 @@ import numpy as np
 
 from surrogate.core.errors import InputError
 from surrogate.core.metrics import relative_errors_per_sequence
-from surrogate.evaluation.sequence.fem_verdict import NONLINEAR, OWN_NOTE, query_verdicts
+from surrogate.evaluation.sequence.fem_verdict import NONLINEAR, OWN_NOTE, verdict_record
 from surrogate.evaluation.sequence.td_candidates import FemSpec
 
 NL_LADDER = ("ngsolve:2:2:1", "ngsolve:2:2:2", "ngsolve:2:2:1r", "ngsolve:2:2:2r",
@@ -160,12 +160,8 @@ def nl_set_verdict(setup: Any, setup_seconds: float | None, draws: Sequence[Any]
         notes.append(f"the data's FEM is timed on {rows[0]['seconds']['runs']} re-solves of "
                      f"the set's sequences (largest difference from the targets "
                      f"{rows[0]['reproduced']:.1e})")
-    return {"kind": NONLINEAR, "sequences": int(len(draws)), "materials": int(len(draws)),
-            "candidates": rows, "one_off_seconds": dict(one_off),
-            "surrogate": {"error": surrogate_error, "seconds": dict(surrogate_seconds)},
-            "queries": query_verdicts(rows, NONLINEAR, surrogate_error, surrogate_seconds,
-                                      float(one_off["total"])),
-            "notes": notes}
+    return verdict_record(NONLINEAR, len(draws), len(draws), rows, one_off, surrogate_error,
+                          surrogate_seconds, notes)
 
 
 __all__ = ["NL_LADDER", "OWN_TIMED", "candidate_nl_setup", "check_nl_specs",
