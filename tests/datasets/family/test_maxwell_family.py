@@ -156,9 +156,13 @@ def test_content_hash_covers_the_problem_parameters(radial_file):
         read_dataset(path)
 
 
+# each recorded on two CPUs: OpenBLAS picks its kernels by the CPU (AVX-512 or AVX2 only, e.g.
+# AMD EPYC), so the last bits of a solve differ between them
 @pytest.mark.parametrize("order, pinned", [
-    (0, "sha256:51365ff0effc2d137e3fd9fda75de8cd76d194f73b984f4ccbc97b8ee5fe7eb6"),
-    (1, "sha256:5f60dc058dfd73c63f5f3e7f4b62e4f5afefb24f92b7893d5e82b59557f55e73")])
+    (0, ("sha256:51365ff0effc2d137e3fd9fda75de8cd76d194f73b984f4ccbc97b8ee5fe7eb6",
+         "sha256:d510cb4b0233f78d217acdafae294153c9908b58aff25dac69e0462dce9c3224")),
+    (1, ("sha256:5f60dc058dfd73c63f5f3e7f4b62e4f5afefb24f92b7893d5e82b59557f55e73",
+         "sha256:b8b88ee7add506c3b8fc07097124b76bd256678997419cacdac2c509ea527cb5"))])
 def test_an_inclusion_dataset_is_bit_identical_to_earlier_releases(tmp_path, order, pinned):
     """Pinned content hashes (recorded before the mesh sampler and the checked LU solve became
     one function each in fem/): the same points in the truth mesh, the same FEM truth (48
@@ -166,4 +170,4 @@ def test_an_inclusion_dataset_is_bit_identical_to_earlier_releases(tmp_path, ord
     recipe = MaxwellFamilyRecipe(family="inclusion", problems=3, points=30, seed=1,
                                  truth_mesh="level", truth_level=1, truth_fem_order=order,
                                  n_volume=48)
-    assert generate_dataset(recipe, tmp_path / "incl.h5")["content_hash"] == pinned
+    assert generate_dataset(recipe, tmp_path / "incl.h5")["content_hash"] in pinned

@@ -22,7 +22,9 @@ from surrogate.datasets.sequence.td_snapshots import sample_snapshots
 # default recipe (skfem N0, level 3, one Newmark step per output step), now given explicitly,
 # must keep its bytes
 N0_TINY = {"n": 3, "steps": 20, "probes": 2, "n_materials": 2, "level": 3, **N0_TD_SETTINGS}
-N0_TINY_HASH = "sha256:b611ce281e24c496b8bb9bbffbacaec6a34bfcdc7b729f628b704ec3f92eb6a6"
+# recorded on two CPUs (OpenBLAS's kernels differ between AVX-512 and AVX2-only machines)
+N0_TINY_HASHES = ("sha256:b611ce281e24c496b8bb9bbffbacaec6a34bfcdc7b729f628b704ec3f92eb6a6",
+                  "sha256:fa71f5a6c45e7c1fad2613af3a6494cbca6f96ebe73f4b73efa34388be531e3c")
 FEM_FIELDS = ("fem_backend", "fem_order", "substeps", "richardson")
 
 
@@ -47,8 +49,8 @@ def test_the_defaults_are_the_converged_truth():
 def test_the_old_n0_recipe_keeps_its_bytes(tmp_path):
     recipe = MaxwellTDRecipe(**N0_TINY)
     data = generate_maxwell_td(recipe)
-    assert content_hash(data.inputs, data.targets) == N0_TINY_HASH
-    assert generate_dataset(recipe, tmp_path / "d.h5")["content_hash"] == N0_TINY_HASH
+    assert content_hash(data.inputs, data.targets) in N0_TINY_HASHES
+    assert generate_dataset(recipe, tmp_path / "d.h5")["content_hash"] in N0_TINY_HASHES
 
 
 def test_files_written_before_the_fem_fields_read_as_n0_not_as_the_defaults(tmp_path):
@@ -71,7 +73,7 @@ def test_files_written_before_the_fem_fields_read_as_n0_not_as_the_defaults(tmp_
     old = read_dataset(path)
     assert {k: old.recipe[k] for k in FEM_FIELDS} == N0_TD_SETTINGS
     assert recipe_from_dict(MaxwellTDRecipe, old.recipe) == recipe
-    assert old.content_hash == N0_TINY_HASH
+    assert old.content_hash in N0_TINY_HASHES
     given = {k: v for k, v in N0_TINY.items() if k not in FEM_FIELDS}
     if not backend_installed("ngsolve"):
         with pytest.raises(InputError, match=r"pip install 'surrogate\[ngsolve\]'"):
