@@ -33,16 +33,12 @@ from surrogate.evaluation.sequence.sets import (
     file_rows,
     ids_text,
     longer_steps,
+    new_material_seed,
+    regenerated_recipe,
     signals_source,
 )
 
 VARIED = MATERIAL_NAMES_BY_RECIPE["maxwell-nl"]
-
-
-def maxwell_nl_recipe(plan: SetPlan, **changes: Any) -> Any:
-    """The training recipe with room for the fresh samples (n) and ``changes`` applied."""
-    n = max(plan.recipe.n, int(plan.samples.max()) + 1)
-    return dataclasses.replace(plan.recipe, n=n, **changes)
 
 
 def maxwell_nl_setup(plan: SetPlan) -> Any:
@@ -52,7 +48,7 @@ def maxwell_nl_setup(plan: SetPlan) -> Any:
 
     if "setup" not in plan.cache:
         start = time.perf_counter()
-        plan.cache["setup"] = build_setup(maxwell_nl_recipe(plan))
+        plan.cache["setup"] = build_setup(regenerated_recipe(plan))
         plan.cache["setup_seconds"] = time.perf_counter() - start
     return plan.cache["setup"]
 
@@ -64,10 +60,10 @@ def set_draws(plan: SetPlan, name: str) -> list[tuple[Any, float, float, float]]
 
     key = ("draws", name)
     if key not in plan.cache:
-        draws = sample_draws(maxwell_nl_recipe(plan), plan.samples)
+        draws = sample_draws(regenerated_recipe(plan), plan.samples)
         if name == "unseen-materials":
-            seed = plan.recipe.seed + 1 if plan.material_seed is None else plan.material_seed
-            other = sample_draws(maxwell_nl_recipe(plan, seed=seed, **plan.material_ranges),
+            seed = new_material_seed(plan)
+            other = sample_draws(regenerated_recipe(plan, seed=seed, **plan.material_ranges),
                                  plan.samples)
             draws = [(d[0], *o[1:]) for d, o in zip(draws, other, strict=True)]
         plan.cache[key] = draws
@@ -79,7 +75,7 @@ def set_setup(plan: SetPlan, name: str) -> Any:
     setup = maxwell_nl_setup(plan)
     if name == "longer-horizon":
         steps = longer_steps(plan.recipe.steps, plan.horizon_factor)
-        return dataclasses.replace(setup, recipe=maxwell_nl_recipe(plan, steps=steps))
+        return dataclasses.replace(setup, recipe=regenerated_recipe(plan, steps=steps))
     return setup
 
 
@@ -119,17 +115,17 @@ def maxwell_nl_signals(plan: SetPlan, progress: ProgressCallback) -> SequenceSet
         targets = np.concatenate([targets, as_stored(fresh_targets, recipe.dtype)])
     return SequenceSet("unseen-signals", inputs, targets, recipe.time, plan.samples,
                        signals_source(plan, "samples"),
-                       recipe=maxwell_nl_recipe(plan).to_dict() if plan.fresh.size else None,
+                       recipe=regenerated_recipe(plan).to_dict() if plan.fresh.size else None,
                        materials=_varistors(inputs))
 
 
 def maxwell_nl_materials(plan: SetPlan, progress: ProgressCallback) -> SequenceSet:
     """The same waveform shapes with amplitude, σ₀, E₀ redrawn (other seed or ranges)."""
-    seed = plan.recipe.seed + 1 if plan.material_seed is None else plan.material_seed
+    seed = new_material_seed(plan)
     inputs, targets, _ = solve_draws(maxwell_nl_setup(plan), set_draws(plan, "unseen-materials"),
                                      progress)
     ranges = {k: list(plan.material_ranges.get(k, getattr(plan.recipe, k))) for k in VARIED}
-    recipe = {**maxwell_nl_recipe(plan).to_dict(), "material_seed": seed, **ranges}
+    recipe = {**regenerated_recipe(plan).to_dict(), "material_seed": seed, **ranges}
     shown = ", ".join(f"{k} in [{low:g}, {high:g}]" for k, (low, high) in ranges.items())
     source = (f"samples {ids_text(plan.samples)} (the unseen-signals waveform shapes) with "
               f"amplitude, sigma0, e0 redrawn by the stream of seed {seed}: {shown}")
@@ -151,5 +147,5 @@ def maxwell_nl_horizon(plan: SetPlan, progress: ProgressCallback) -> SequenceSet
                        materials=_varistors(inputs))
 
 
-__all__ = ["maxwell_nl_horizon", "maxwell_nl_materials", "maxwell_nl_recipe",
+__all__ = ["maxwell_nl_horizon", "maxwell_nl_materials",
            "maxwell_nl_setup", "maxwell_nl_signals", "set_draws", "set_setup", "solve_draws"]

@@ -23,14 +23,12 @@ from surrogate.evaluation.sequence.sets import (
     file_rows,
     ids_text,
     longer_steps,
+    new_material_seed,
+    regenerated_recipe,
     signals_source,
 )
 
-
-def maxwell_td_recipe(plan: SetPlan, **changes: Any) -> Any:
-    """The training recipe with room for the fresh samples (n) and ``changes`` applied."""
-    n = max(plan.recipe.n, int(plan.samples.max()) + 1)
-    return dataclasses.replace(plan.recipe, n=n, **changes)
+maxwell_td_recipe = regenerated_recipe  # the training recipe with room for the fresh samples
 
 
 def maxwell_td_setup(plan: SetPlan) -> Any:
@@ -66,7 +64,7 @@ def new_material_pool(plan: SetPlan) -> tuple[np.ndarray, dict[str, Any]]:
     fields that drew them (ranges possibly replaced by ``material_ranges``)."""
     from surrogate.datasets.sequence.maxwell_td import material_pool
 
-    seed = plan.recipe.seed + 1 if plan.material_seed is None else plan.material_seed
+    seed = new_material_seed(plan)
     drawn = dataclasses.replace(plan.recipe, seed=seed, **plan.material_ranges)
     fields = {"material_seed": seed, **{k: list(getattr(drawn, k)) for k in MATERIAL_NAMES}}
     return material_pool(drawn), fields

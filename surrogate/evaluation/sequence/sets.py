@@ -28,6 +28,7 @@ split only. Nothing is written to disk. This module plans the sets; they are bui
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -221,6 +222,18 @@ def as_stored(array: np.ndarray, dtype: str) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=dtype)
 
 
+def regenerated_recipe(plan: SetPlan, **changes: Any) -> Any:
+    """The training recipe with room for the fresh samples (n) and ``changes`` applied
+    (maxwell-td, maxwell-nl: recipes whose sample i depends on (recipe, i) only)."""
+    n = max(plan.recipe.n, int(plan.samples.max()) + 1)
+    return dataclasses.replace(plan.recipe, n=n, **changes)
+
+
+def new_material_seed(plan: SetPlan) -> int:
+    """The seed of the unseen-materials draws: ``material_seed``, else the recipe's + 1."""
+    return plan.recipe.seed + 1 if plan.material_seed is None else plan.material_seed
+
+
 def file_rows(plan: SetPlan) -> np.ndarray:
     """File rows of the in-file samples."""
     rows = np.asarray(plan.dataset.splits["test"], dtype=np.int64)
@@ -246,5 +259,5 @@ def signals_source(plan: SetPlan, what: str) -> str:
 __all__ = ["ALL_MATERIAL_NAMES", "MATERIAL_NAMES", "MATERIAL_NAMES_BY_RECIPE", "SET_NAMES",
            "SETS_BY_RECIPE", "ProgressCallback", "SequenceSet", "SetPlan", "as_stored",
            "check_memory", "choose_sets", "file_rows", "file_test_samples", "fresh_samples",
-           "ids_text", "longer_steps", "parse_material_ranges", "plan_sets", "recipe_of",
-           "signals_source"]
+           "ids_text", "longer_steps", "new_material_seed", "parse_material_ranges", "plan_sets",
+           "recipe_of", "regenerated_recipe", "signals_source"]
