@@ -26,9 +26,11 @@ def _print_sequence_fit_summary(run: Any) -> None:
     metrics = run.metrics
     config = run.model_config
     dt = "learned" if config.learn_dt else f"{config.dt:g}"
+    linear = (f", linear response (bank of {config.linear_response})"
+              if getattr(config, "linear_response", 0) else "")
     lines = [
         f"[bold]{run.path}[/]  {config.arch} hidden {config.hidden}, Δt {dt}, read-out "
-        f"{config.readout}, {metrics['parameter_count']} parameters",
+        f"{config.readout}{linear}, {metrics['parameter_count']} parameters",
         f"epochs  {metrics['epochs_run']} ({metrics['stop_reason']}), "
         f"{metrics['wall_time_s']:.1f} s training",
         "relative L² error per sequence (mean / median), pooled",

@@ -80,6 +80,12 @@ RUNS: dict[str, tuple[list[str], dict[str, object]]] = {
         "SAMPLES": 20, "STEPS": 16, "LEVEL": 1, "MATERIALS": 2, "HIDDEN": 4, "EPOCHS": 2,
         "BATCH": 8, "FEM_BACKEND": "skfem", "FEM_ORDER": 0, "SUBSTEPS": 1, "RICHARDSON": "no",
         "FEM_CANDIDATES": "skfem:0:2:1"}),
+    "nonlinear_cavity_sequence": (_bash("nonlinear_cavity_sequence.sh"), {
+        "SAMPLES": 8, "HIDDEN": 4, "EPOCHS": 2, "BATCH": 4, "GRID": 2,
+        "RECIPE": "--level 1 --fem-order 1 --steps 10 --dt 0.2 --probes 2 --substeps 1 "
+                  "--no-richardson --varistor-low 0.5,0.5,0.5 --varistor-high 1,1,1 "
+                  "--split 0.5,0.25,0.25",
+        "FEM_CANDIDATES": "ngsolve:1:1:1"}),
     "paper_maxwell": (_bash("paper_maxwell.sh"), {
         "EPOCHS": 2, "LEVELS": "1-1", "POINTS": 400, "JOBS": 2}),
     "family_maxwell": (_bash("family_maxwell.sh"), {
@@ -262,6 +268,19 @@ def test_maxwell_td_sequence(example_runs):
         errors = summary["models"][arch]["test_rel_l2"]
         assert claim[f"{arch}_below_lstm"] is all(errors[k] < lstm[k] for k in ("mean", "median"))
     assert claim["holds"] is (claim["lem_below_lstm"] and claim["cornn_below_lstm"])
+
+
+def test_nonlinear_cavity_sequence(example_runs):
+    out, summary = finished(example_runs, "nonlinear_cavity_sequence")
+    assert set(summary["models"]) == {"lem", "cornn", "lstm"} and summary["linear_response"]
+    for arch, model in summary["models"].items():
+        assert model["hidden"] == 4 and model["epochs"] == 2
+        assert math.isfinite(model["test_rel_l2"]["median"])
+        assert metrics(out / "runs" / arch)["train_seconds"] == pytest.approx(
+            model["train_seconds"], abs=0.06)
+        assert model["verdict"]["surrogate_ms"] > 0
+    lem, lstm = summary["models"]["lem"]["test_rel_l2"], summary["models"]["lstm"]["test_rel_l2"]
+    assert summary["claim"]["lem_below_lstm"] is all(lem[k] < lstm[k] for k in ("mean", "median"))
 
 
 def test_paper_maxwell(example_runs):

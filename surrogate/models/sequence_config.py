@@ -57,6 +57,13 @@ class SequenceModelConfig(TypedConfig):
                                        "(uniform, the coRNN code's); bias U(±1/√m) either way.",
                                        panel=SEQUENCE, choices=READOUT_INITS,
                                        shown="lem, cornn kaiming; lstm uniform")
+    linear_response: int = setting(0, doc="Sequence archs on maxwell-nl data: learn the "
+                                   "residual to the linear response ℓ, one convolution with "
+                                   "a bank of this many FEM ramp responses on a σ₀ grid "
+                                   "(surrogate.models.linear_response, eq. 2); 0: off.",
+                                   panel=SEQUENCE, ge=0)
+    response_steps: int = setting(0, doc="Longest sequence (steps) the linear-response bank "
+                                  "covers (from the data: 4× its steps).", ge=0, cli=False)
 
     def __post_init__(self) -> None:
         if self.dt is None:
@@ -73,6 +80,14 @@ class SequenceModelConfig(TypedConfig):
         own = type(self).__dataclass_fields__["arch"].default
         if self.arch != own:
             raise InputError(f"{type(self).__name__} describes arch {own!r}, got {self.arch!r}")
+        if self.linear_response and (self.linear_response < 2 or self.readout != "sequence"):
+            raise InputError(f"linear_response={self.linear_response}: needs >= 2 grid points "
+                             "and the read-out 'sequence' (or 0: off)")
+
+    @property
+    def core_in_features(self) -> int:
+        """Input channels of the recurrent core: d, or d + out with the linear response ℓ."""
+        return self.in_features + (self.out_features if self.linear_response else 0)
 
     def parameter_floor(self) -> int:
         """Parameters every sequence model has: input (m×d), recurrent (m×m), read-out (k×m)."""

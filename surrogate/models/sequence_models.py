@@ -57,18 +57,18 @@ class SequenceModel(nn.Module):
         return self.readout(states)
 
 
-def build_lem(config: LEMConfig) -> SequenceModel:
+def build_lem(config: LEMConfig) -> nn.Module:
     """LEM core (eq. 5.3) and read-out (``config.readout_init``, :func:`kaiming_readout`);
     weights from torch's global RNG."""
-    core = LEMCell(config.in_features, config.hidden, dt=config.dt, learn_dt=config.learn_dt,
+    core = LEMCell(config.core_in_features, config.hidden, dt=config.dt, learn_dt=config.learn_dt,
                    split_bias=config.split_bias)
     return _with_readout(core, config)
 
 
-def build_cornn(config: CoRNNConfig) -> SequenceModel:
+def build_cornn(config: CoRNNConfig) -> nn.Module:
     """coRNN core (eq. 2.3) and read-out (``config.readout_init``, :func:`kaiming_readout`);
     weights from torch's global RNG."""
-    core = CoRNNCell(config.in_features, config.hidden, dt=config.dt, gamma=config.gamma,
+    core = CoRNNCell(config.core_in_features, config.hidden, dt=config.dt, gamma=config.gamma,
                      epsilon=config.epsilon, damping=config.damping, learn_dt=config.learn_dt)
     return _with_readout(core, config)
 
@@ -84,17 +84,25 @@ def kaiming_readout(model: SequenceModel) -> SequenceModel:
     return model
 
 
-def build_lstm(config: LSTMConfig) -> SequenceModel:
+def build_lstm(config: LSTMConfig) -> nn.Module:
     """torch's batch-first LSTM and read-out; weights from torch's global RNG."""
-    core = nn.LSTM(config.in_features, config.hidden, batch_first=True)
+    core = nn.LSTM(config.core_in_features, config.hidden, batch_first=True)
     return _with_readout(core, config)
 
 
-def _with_readout(core: nn.Module, config: SequenceModelConfig) -> SequenceModel:
-    """The model with its read-out, Kaiming-initialised where ``config.readout_init`` says."""
-    model = SequenceModel(core, config.in_features, config.hidden, config.out_features,
+def _with_readout(core: nn.Module, config: SequenceModelConfig) -> nn.Module:
+    """The model with its read-out, Kaiming-initialised where ``config.readout_init`` says;
+    inside :class:`~surrogate.models.linear_response.LinearResponseResidual` when
+    ``config.linear_response`` > 0 (its bank set by training)."""
+    model = SequenceModel(core, config.core_in_features, config.hidden, config.out_features,
                           config.readout, config)
-    return kaiming_readout(model) if config.readout_init == "kaiming" else model
+    model = kaiming_readout(model) if config.readout_init == "kaiming" else model
+    if not config.linear_response:
+        return model
+    from surrogate.models.linear_response import LinearResponseResidual
+
+    return LinearResponseResidual(model, config.in_features, config.out_features,
+                                  config.linear_response, max(config.response_steps, 1))
 
 
 __all__ = ["SequenceModel", "build_lem", "build_cornn", "build_lstm", "kaiming_readout"]

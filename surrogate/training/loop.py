@@ -70,6 +70,7 @@ from surrogate.training.head_solve import (
     solve_linear_head,
 )
 from surrogate.training.history import epoch_record, progress_line
+from surrogate.training.linear_response import prepare_linear_response
 from surrogate.training.metrics import run_metrics
 from surrogate.training.optimiser import step_scheduler
 from surrogate.training.pruning import prune_in_training
@@ -162,6 +163,7 @@ def _begin(dataset: Any, model: ModelOptions | None, train: TrainConfig | Mappin
         reopen(state, config, out_dir, run_files_complete(out_dir))
     else:
         state = _fresh_state(model_config, config, device, dtype, kind)
+        prepare_linear_response(state.model, dataset, normalisation)
     return Training(state=state, config=config, normalisation=normalisation, dataset=dataset,
                     info={**dataset_info(dataset), **family_record(dataset)},
                     checkpoint=checkpoint, device=device,

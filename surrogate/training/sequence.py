@@ -139,8 +139,11 @@ class SequenceTraining:
     name = "sequence"
 
     def model_options(self, options: dict[str, Any], dataset: Any) -> dict[str, Any]:
-        """``options`` with ``readout`` defaulting to :func:`default_readout`."""
+        """``options`` with ``readout`` defaulting to :func:`default_readout` and, with a linear
+        response, its bank covering 4× the data's steps (a longer horizon to evaluate)."""
         options.setdefault("readout", default_readout(dataset))
+        if options.get("linear_response"):
+            options.setdefault("response_steps", 4 * (target_steps(dataset.targets) - 1))
         return options
 
     def check_model(self, config: Any, dataset: Any) -> None:

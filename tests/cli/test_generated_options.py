@@ -39,6 +39,7 @@ DEPRECATED = {"fem convergence": {"--backend": "--fem-backend", "--order": "--fe
 NOT_OPTIONS = {
     ("ModelConfig", "in_features"), ("ModelConfig", "out_features"),  # from the dataset
     ("SequenceModelConfig", "in_features"), ("SequenceModelConfig", "out_features"),
+    ("SequenceModelConfig", "response_steps"),  # the bank's length, from the dataset's steps
     ("MaxwellFamilyRecipe", "box"),  # pairs [low, high]: a --recipe TOML file
     ("EvaluationOptions", "slice_value"),  # set by --slice AXIS=VALUE with slice_axis
 }
