@@ -66,6 +66,7 @@ def maxwell_nl_bank(recipe: Mapping[str, Any], grid_points: int, steps: int) -> 
     ``steps`` + 1 entries (eq. 1)."""
     from threadpoolctl import threadpool_limits
 
+    from surrogate.datasets.recipes import recipe_from_dict
     from surrogate.datasets.sequence.nonlinear_cavity import MaxwellNLRecipe, build_setup
     from surrogate.fem.nonlinear_newmark import nonlinear_run
     from surrogate.fem.time_domain_operators.nonlinear_conduction import VaristorConductivity
@@ -77,10 +78,9 @@ def maxwell_nl_bank(recipe: Mapping[str, Any], grid_points: int, steps: int) -> 
         raise InputError(f"a linear-response bank needs >= 2 grid points and >= 1 step, got "
                          f"{grid_points} and {steps}")
     start = time.perf_counter()
-    names = {f.name for f in dataclasses.fields(MaxwellNLRecipe)}
-    fields = {k: v for k, v in recipe.items() if k in names}
-    fields.update(fem_order=BANK_ORDER, substeps=BANK_SUBSTEPS, richardson=False, steps=steps)
-    setup = build_setup(MaxwellNLRecipe(**fields))
+    stored = recipe_from_dict(MaxwellNLRecipe, dict(recipe))
+    setup = build_setup(dataclasses.replace(stored, fem_order=BANK_ORDER, substeps=BANK_SUBSTEPS,
+                                            richardson=False, steps=steps))
     low, high = setup.recipe.sigma0
     grid = np.linspace(low, high, grid_points) if high > low else np.full(grid_points, low)
     loads = unit_ramp_loads(steps, BANK_SUBSTEPS)

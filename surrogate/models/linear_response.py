@@ -43,7 +43,6 @@ class LinearResponseResidual(nn.Module):
         self.in_features, self.out_features = in_features, out_features
         self.source, self.parameter = source, parameter
         self.config = getattr(inner, "config", None)
-        self.readout_mode = "sequence"
         self.register_buffer("grid", torch.linspace(0.0, 1.0, grid_points))
         self.register_buffer("ramp", torch.zeros(grid_points, steps + 1, out_features))
         for name, size in (("input_mean", in_features), ("input_std", in_features),

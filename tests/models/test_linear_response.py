@@ -5,6 +5,7 @@ of two runs between them; with a silent inner network the model predicts ℓ; a 
 saves, reloads and is evaluated with its bank; bad uses are one-line errors."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -50,7 +51,6 @@ def data(tmp_path_factory):
 def _fem_linear(recipe: MaxwellNLRecipe, samples: np.ndarray, sigma0: float) -> np.ndarray:
     """The bank's FEM (order 2, 2 substeps) run of the linear medium σ₀ on the samples joined
     linearly: observed (T, C) at the output steps."""
-    from dataclasses import replace
     setup = build_setup(replace(recipe, fem_order=BANK_ORDER, substeps=BANK_SUBSTEPS))
     fine = np.interp(np.arange((len(samples) - 1) * BANK_SUBSTEPS + 1) / BANK_SUBSTEPS,
                      np.arange(len(samples)), samples)
