@@ -34,8 +34,11 @@ from surrogate.evaluation.sequence.fem_verdict import NONLINEAR, OWN_NOTE, verdi
 from surrogate.evaluation.sequence.td_candidates import FemSpec
 
 NL_LADDER = ("ngsolve:2:2:1", "ngsolve:2:2:2", "ngsolve:2:2:1r", "ngsolve:2:2:2r",
-             "ngsolve:3:2:1", "ngsolve:3:2:2", "ngsolve:3:2:1r")
-"""The candidates of a maxwell-nl verdict unless ``--fem-candidates`` names others."""
+             "ngsolve:3:2:1", "ngsolve:3:2:2", "ngsolve:3:2:3", "ngsolve:3:2:4", "ngsolve:3:2:5",
+             "ngsolve:3:2:1r")
+"""The candidates of a maxwell-nl verdict unless ``--fem-candidates`` names others: order 2
+and 3 on the data's level, Newmark Δt/1–Δt/5 and Richardson (order 4 and level 1 measured
+slower or off, docs/results/nonlinear-cavity.md)."""
 OWN_TIMED = 3
 """How many of a set's sequences the data's own FEM solves again to time it."""
 

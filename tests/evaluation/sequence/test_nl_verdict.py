@@ -132,3 +132,32 @@ def test_bad_options_for_maxwell_nl_are_one_line_input_errors(verdict, options, 
     with pytest.raises(InputError, match=message) as info:
         prepare(verdict["run"], SequenceEvaluationOptions(**options))
     assert "\n" not in str(info.value)
+
+
+def test_the_surrogate_truth_benchmark_reads_the_set_the_verdict_reads(verdict, tmp_path,
+                                                                        monkeypatch, capsys):
+    """benchmarks/nl_surrogate_truth.py with the data's own FEM as the reference: the data
+    are 0 from it and the surrogate's error to it is its error to the data (the same draws,
+    the same read-out); a second call reads the cached reference runs."""
+    import json
+    import runpy
+    from pathlib import Path
+
+    script = Path(__file__).parents[3] / "benchmarks" / "nl_surrogate_truth.py"
+    cache = tmp_path / "reference.npz"
+    reports = []
+    for _ in range(2):
+        monkeypatch.setattr("sys.argv", [str(script), str(verdict["run"].path), "--sequences",
+                                         "2", "--reference", "ngsolve:1:1:1", "--cache",
+                                         str(cache)])
+        runpy.run_path(str(script), run_name="__main__")
+        reports.append(json.loads(capsys.readouterr().out))
+    first, second = reports
+    assert first["sequences"] == 2 and cache.is_file()
+    assert first["data_to_reference"]["max"] < 1e-10
+    assert first["surrogate_to_reference"]["per_sequence"] == pytest.approx(
+        first["surrogate_to_data"]["per_sequence"], rel=1e-8)
+    test_errors = verdict["json"]["sets"]["unseen-signals"]["errors"]
+    assert first["surrogate_to_data"]["max"] <= test_errors["max"] * (1 + 1e-9)
+    assert second["surrogate_to_reference"] == first["surrogate_to_reference"]
+    assert second["reference_seconds_per_sequence"] == first["reference_seconds_per_sequence"]
