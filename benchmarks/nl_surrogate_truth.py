@@ -5,8 +5,8 @@ measured on its ``unseen-signals`` set (the file's test split, as ``surrogate ev
 rebuilds it) against the data's targets (what ``evaluate`` reports) AND against the same draws
 (waveform, amplitude, σ₀, E₀) solved again with ``--reference`` (default ``ngsolve:4:2:4r``:
 order + 1 and Δt/2 of the recipe's defaults, the reference of ``benchmarks/nl_truth.py``).
-Reported per sequence and as median / max over the first ``--sequences`` K of the set
-(relative L² over all steps and channels, E at the probes and the Joule power):
+Reported per sequence and as mean / median / max (and pooled) over the first ``--sequences``
+K of the set (relative L² over all steps and channels, E at the probes and the Joule power):
 
 - ``surrogate_to_data``: ‖ŷ − y_data‖ / ‖y_data‖ (the figure ``evaluate`` gives),
 - ``data_to_reference``: ‖y_data − y_ref‖ / ‖y_ref‖ (the truth of the data on this set),
@@ -26,20 +26,22 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from surrogate.core.metrics import relative_errors_per_sequence
+from surrogate.core.metrics import relative_errors_per_sequence, sequence_error_summary
 from surrogate.core.thread_settings import thread_settings
 
 
-def summary(errors: np.ndarray) -> dict[str, float | list[float]]:
-    """Median, max and the per-sequence values of relative errors."""
-    return {"median": float(np.median(errors)), "max": float(errors.max()),
-            "per_sequence": [float(e) for e in errors]}
+def errors_record(prediction: np.ndarray, target: np.ndarray) -> dict[str, Any]:
+    """:func:`sequence_error_summary` with the per-sequence relative errors."""
+    return {**sequence_error_summary(prediction, target),
+            "per_sequence": relative_errors_per_sequence(prediction, target).tolist()}
 
 
-def reference_targets(plan, spec, count: int, cache: Path | None) -> tuple[np.ndarray, float]:
+def reference_targets(plan: Any, spec: Any, count: int, cache: Path | None
+                      ) -> tuple[np.ndarray, float]:
     """The first ``count`` unseen-signals draws solved with ``spec`` (cached), and the
     median seconds of one run."""
     from surrogate.evaluation.sequence import maxwell_nl
@@ -69,6 +71,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=None, help="npz of the reference runs")
     args = parser.parse_args()
 
+    from surrogate.evaluation.sequence.builders import build_set
     from surrogate.evaluation.sequence.measure import SequenceEvaluationOptions, prepare
     from surrogate.evaluation.sequence.td_candidates import parse_candidates
     from surrogate.runs.load import load_run
@@ -83,8 +86,6 @@ def main() -> None:
     if plan.kind != "maxwell-nl":
         raise SystemExit(f"nl_surrogate_truth: {args.run} is not a maxwell-nl run")
     (spec,), _ = parse_candidates((args.reference,), ())
-    from surrogate.evaluation.sequence.builders import build_set
-
     built = build_set(plan, "unseen-signals", lambda *a: None)
     count = min(args.sequences, len(built.inputs))
     readout = run.model_config.readout
@@ -97,9 +98,9 @@ def main() -> None:
         "run": str(args.run), "set": "unseen-signals", "sequences": count,
         "reference": spec.text, "reference_seconds_per_sequence": seconds,
         "reference_wall_seconds": time.perf_counter() - started,
-        "surrogate_to_data": summary(relative_errors_per_sequence(predicted, data)),
-        "data_to_reference": summary(relative_errors_per_sequence(data, reference)),
-        "surrogate_to_reference": summary(relative_errors_per_sequence(predicted, reference)),
+        "surrogate_to_data": errors_record(predicted, data),
+        "data_to_reference": errors_record(data, reference),
+        "surrogate_to_reference": errors_record(predicted, reference),
         "load_average": os.getloadavg()[0], "threads": thread_settings(),
     }, indent=1))
 
