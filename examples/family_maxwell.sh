@@ -17,6 +17,8 @@
 #                                         problem is data);
 #        pointwise (x, f(x), φ(x))        the paper's inputs (they cannot tell the members
 #                                         apart: reported as the baseline);
+#        params-geometry (x, μ, d)        inclusion: μ and the signed distance d = |x − c| − ρ
+#                                         to the member's ball, where u has its kink;
 #      and `separable`: the separable model u = Σ b_k(μ) t_k(x) (`fit --arch deeponet`, its
 #      own recipe, docs/results/break-even.md);
 #   3. evaluate: radial runs on 32 unseen problems on the unit cube (outside the training
@@ -30,7 +32,7 @@
 #
 # Usage:   examples/family_maxwell.sh [OUT_DIR]            (default: family_maxwell)
 # Options (environment): PROBLEMS (default 320), POINTS (default 2000), INCL_PROBLEMS (default
-#          160: its fitted truth costs ≈ 9 s a problem, and the data counts in N*),
+#          320: its fitted truth costs ≈ 10 s of CPU a problem, and the data counts in N*),
 #          TRUTH_MESH (inclusion's truth: fitted, the default, or level), TRUTH_LEVEL and
 #          TRUTH_ORDER (level truth only: --truth-level, default 3, and --truth-fem-order,
 #          docs/cli.md's naming, 1 = complete linear, 0 = N0; default 1), EVAL_TRUTH_LEVEL
@@ -38,22 +40,27 @@
 #          errors, default TRUTH_LEVEL + 1), FEM_MAX_DOFS (inclusion's evaluation, default 64000:
 #          every fitted candidate, up to ≈ 50k DOFs at order 3, runs), EPOCHS_PARAMS (default
 #          40), BATCH_PARAMS (default 1024: the same 20,000 Adam steps as 80 epochs of 2048 in
-#          ≈ 60 % of the time), EPOCHS_FIELDS (default 80), EPOCHS_POINTWISE (default 10),
+#          ≈ 60 % of the time), EPOCHS_GEOMETRY (params-geometry, default 150: 60 and 20
+#          epochs give 1.8 and 2.8 % on validation), EPOCHS_FIELDS (default 80),
+#          EPOCHS_POINTWISE (default 10),
 #          WIDTH (128), DEPTH (6), BATCH (fields, pointwise; 2048), EVAL_PROBLEMS (32), LEVELS
 #          (radial levels, 0-4), INCL_LEVELS (default 1-3), WORKERS (gen-data processes,
 #          default 2), JOBS (runs trained at once, default 1), SEED (default 0), FAMILIES
 #          (default "radial inclusion"), INPUTS (radial's runs, default "params fields
-#          pointwise"), INCL_INPUTS (inclusion's, default "params separable": `fields` on its
+#          pointwise"), INCL_INPUTS (inclusion's, default "params-geometry params separable":
+#          `fields` on its
 #          1000 sensors holds the sensor values per row, 320k × 4,051 float64 = 10 GB before
 #          copies: more than `fit` may use on a 23 GB machine),
 #          OUTPUT_LAYER (quadratic or linear; default quadratic), SURROGATE (the command).
-# Runtime (2 cores): a few seconds of radial data; inclusion's fitted truth ≈ 13.5 s of CPU a
-#          problem (160 problems, 2 workers: 61 min on a machine shared with other jobs, ≈ 18
-#          min idle); 1–11 min of training per run (params: 40 epochs of ≈ 3 s on 128
-#          problems; fields: 80 epochs); minutes of radial evaluation at level 4 and ≈ 30 min
-#          of inclusion evaluation (its fitted truth and the fitted candidates, 32 problems).
-# Results (docs/results/families.md, 2026-11-28): inclusion params 4.09 / 6.01 % median / p90
-#          on the fitted truth, N* 5,658 against NGSolve order 2 on level 2; separable 21.7 %.
+# Runtime (2 cores): a few seconds of radial data; inclusion's fitted truth ≈ 10 s of CPU a
+#          problem (320 problems, 2 workers: 27.5 min alone); 1–16 min of training per run
+#          (params-geometry: 150 epochs of ≈ 6.4 s on 256 problems, one thread; params: 40
+#          epochs; fields: 80 epochs); minutes of radial evaluation at level 4 and ≈ 20–30
+#          min of inclusion evaluation (its fitted truth and the fitted candidates, 32 problems).
+# Results (docs/results/families.md, 2026-12-03): inclusion params-geometry 1.21 / 1.84 %
+#          median / p90 on the fitted truth, N* 350 on the median problem (803 over all)
+#          against NGSolve order 3 on fitted meshes; 2026-11-28 (160 problems): params
+#          4.09 %, separable 21.7 %.
 # Outputs:  OUT_DIR/data/{radial,inclusion}.h5, OUT_DIR/runs/<family>-<inputs>/,
 #           OUT_DIR/report/{radial,inclusion}/ (evaluation.json with break_even_queries,
 #           index.html, plots).
@@ -62,13 +69,14 @@ set -euo pipefail
 OUT=${1:-family_maxwell}
 PROBLEMS=${PROBLEMS:-320}
 POINTS=${POINTS:-2000}
-INCL_PROBLEMS=${INCL_PROBLEMS:-160}
+INCL_PROBLEMS=${INCL_PROBLEMS:-320}
 TRUTH_MESH=${TRUTH_MESH:-fitted}
 TRUTH_LEVEL=${TRUTH_LEVEL:-3}
 TRUTH_ORDER=${TRUTH_ORDER:-1}
 EVAL_TRUTH_LEVEL=${EVAL_TRUTH_LEVEL:-$((TRUTH_LEVEL + 1))}
 FEM_MAX_DOFS=${FEM_MAX_DOFS:-64000}
 EPOCHS_PARAMS=${EPOCHS_PARAMS:-40}
+EPOCHS_GEOMETRY=${EPOCHS_GEOMETRY:-150}
 EPOCHS_FIELDS=${EPOCHS_FIELDS:-80}
 EPOCHS_POINTWISE=${EPOCHS_POINTWISE:-10}
 WIDTH=${WIDTH:-128}
@@ -83,7 +91,7 @@ JOBS=${JOBS:-1}
 SEED=${SEED:-0}
 FAMILIES=${FAMILIES:-radial inclusion}
 INPUTS=${INPUTS:-params fields pointwise}
-INCL_INPUTS=${INCL_INPUTS:-params separable}
+INCL_INPUTS=${INCL_INPUTS:-params-geometry params separable}
 OUTPUT_LAYER=${OUTPUT_LAYER:-quadratic}
 SURROGATE=${SURROGATE:-surrogate}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
@@ -116,10 +124,10 @@ done
 
 epochs_of() {
     case "$1" in params) echo "$EPOCHS_PARAMS" ;; fields) echo "$EPOCHS_FIELDS" ;;
-                 *) echo "$EPOCHS_POINTWISE" ;; esac
+                 params-geometry) echo "$EPOCHS_GEOMETRY" ;; *) echo "$EPOCHS_POINTWISE" ;; esac
 }
 batch_of() {
-    case "$1" in params) echo "$BATCH_PARAMS" ;; *) echo "$BATCH" ;; esac
+    case "$1" in params|params-geometry) echo "$BATCH_PARAMS" ;; *) echo "$BATCH" ;; esac
 }
 
 for family in $FAMILIES; do

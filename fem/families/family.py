@@ -84,10 +84,16 @@ def qmc_unit(n: int, p: int, seed: int, method: str = "sobol") -> np.ndarray:
     return sobol.random(n)  # n need not be a power of 2 (balance warning silenced below)
 
 
+GeometryFeatures = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""(points (N, 3), params (N, p)) -> (N, g): pointwise features of each row's member geometry."""
+
+
 @dataclass(frozen=True)
 class Family:
     """A named family of static Maxwell problems; ``make(mu)`` builds the member μ;
-    ``volume_sensors``: its default number of volume sensors (f, φ) for ``fields`` inputs."""
+    ``volume_sensors``: its default number of volume sensors (f, φ) for ``fields`` inputs;
+    ``geometry``: for a family whose geometry moves with μ, pointwise features of it (named
+    ``geometry_names``; the ``params-geometry`` inputs), vectorised over rows."""
 
     name: str
     param_names: tuple[str, ...]
@@ -96,6 +102,8 @@ class Family:
     make: Callable[[np.ndarray], FamilyProblem] = field(repr=False)
     training_domain: str = "cylinder"
     volume_sensors: int = 48
+    geometry: GeometryFeatures | None = field(default=None, repr=False)
+    geometry_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "box", check_box(self.box, self.param_names))
@@ -119,11 +127,29 @@ class Family:
                              f"numbers ({', '.join(self.param_names)}), got shape {mu.shape}")
         return self.make(mu)
 
+    def geometry_features(self, points: np.ndarray, params: np.ndarray) -> np.ndarray:
+        """The member geometry's features (N, g) at ``points`` (N, 3), row i of member
+        ``params[i]`` (N, p) or of one member (p,); InputError for a family without any."""
+        if self.geometry is None:
+            raise InputError(f"family {self.name!r} has no geometry that moves with its "
+                             "parameters; use --inputs params")
+        points = np.asarray(points, dtype=np.float64)
+        params = np.asarray(params, dtype=np.float64)
+        p = len(self.param_names)
+        if params.ndim == 1:
+            params = np.broadcast_to(params, (len(points), params.size))
+        if points.ndim != 2 or points.shape[1] != 3 or params.shape != (len(points), p):
+            raise InputError(f"{self.name}: geometry features need points (N, 3) and "
+                             f"parameters (N, {p}) or ({p},), got {points.shape} and "
+                             f"{params.shape}")
+        return np.asarray(self.geometry(points, params), dtype=np.float64).reshape(
+            len(points), len(self.geometry_names))
+
 
 def azimuthal(x: np.ndarray, centre_x: float = 0.0, centre_y: float = 0.0) -> np.ndarray:
     """(−(x₂ − c₂), x₁ − c₁, 0) = r e_θ about the vertical axis through (c₁, c₂), shape (N, 3)."""
     return np.column_stack([-(x[:, 1] - centre_y), x[:, 0] - centre_x, np.zeros(len(x))])
 
 
-__all__ = ["Family", "FamilyProblem", "SAMPLERS", "SphericalInterface", "check_box", "widened",
-           "qmc_unit", "azimuthal"]
+__all__ = ["Family", "FamilyProblem", "GeometryFeatures", "SAMPLERS", "SphericalInterface",
+           "check_box", "widened", "qmc_unit", "azimuthal"]

@@ -69,6 +69,15 @@ class InclusionProblem:
         return np.column_stack([x, self.f(x), self.phi(x)])
 
 
+def interface_distance(points: np.ndarray, params: np.ndarray) -> np.ndarray:
+    """Signed distance |x − c| − ρ of row i's point to its member's sphere (< 0 inside), (N, 1):
+    u has a kink there (φ jumps), which a network of (x, μ) would have to form itself."""
+    radius = np.linalg.norm(points - params[:, :3], axis=1) - params[:, 3]
+    return radius[:, None]
+
+
+GEOMETRY_NAMES = ("interface_distance",)
+
 VOLUME_SENSORS = 1000
 """Default volume sensors: uniform in the cylinder (volume π), ≈ 4.5 fall inside the smallest
 ball (ρ = 0.15) and ≈ 36 inside the largest, so φ at them sees every inclusion (48 sensors:
@@ -76,6 +85,8 @@ ball (ρ = 0.15) and ≈ 36 inside the largest, so φ at them sees every inclusi
 float64 for 160 problems × 2,000 points)."""
 
 FAMILY = Family(name="inclusion", param_names=PARAM_NAMES, box=BOX, has_exact=False,
-                make=InclusionProblem, volume_sensors=VOLUME_SENSORS)
+                make=InclusionProblem, volume_sensors=VOLUME_SENSORS,
+                geometry=interface_distance, geometry_names=GEOMETRY_NAMES)
 
-__all__ = ["FAMILY", "InclusionProblem", "PARAM_NAMES", "BOX", "VOLUME_SENSORS"]
+__all__ = ["FAMILY", "InclusionProblem", "PARAM_NAMES", "BOX", "VOLUME_SENSORS",
+           "interface_distance", "GEOMETRY_NAMES"]

@@ -22,7 +22,7 @@ from surrogate.core.typed_config import TypedConfig, setting
 
 HORIZON_MODES = ("penalty", "exact")
 ACTIVATION_NAMES = ("smooth-relu", "relu", "tanh", "softplus", "silu")
-INPUT_KINDS = ("pointwise", "params", "fields")
+INPUT_KINDS = ("pointwise", "params", "fields", "params-geometry")
 MODEL, STEPS, FAMILY = "Model", "Steps (τ)", "Family inputs"
 POINT_COLUMNS = 3
 """Leading input columns that are the point x (with ``inputs="fields"`` the rest are sensors)."""
@@ -65,8 +65,10 @@ class ModelConfig(TypedConfig):
                                 "(τ = tau_min + (T - depth·tau_min) softmax(ρ)).", panel=STEPS,
                                 choices=HORIZON_MODES)
     inputs: str = setting("pointwise", doc="What identifies the problem of a family dataset: "
-                          "pointwise (x, f(x), φ(x)), params (x, μ) or fields (x and a learned "
-                          "encoding of the sensor values).", panel=FAMILY, choices=INPUT_KINDS)
+                          "pointwise (x, f(x), φ(x)), params (x, μ), fields (x and a learned "
+                          "encoding of the sensor values) or params-geometry (x, μ and the "
+                          "family's features of the member's geometry at x, e.g. the signed "
+                          "distance to inclusion's ball).", panel=FAMILY, choices=INPUT_KINDS)
     encoder_width: int = setting(128, doc="fields: hidden width of the sensor encoder.",
                                  panel=FAMILY, ge=1)
     code_size: int = setting(32, doc="fields: size of the sensor encoding joined to x.",

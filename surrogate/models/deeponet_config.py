@@ -52,6 +52,9 @@ class DeepONetConfig(ModelConfig):
             raise InputError(f"arch 'deeponet' needs the {POINT_COLUMNS} point columns and at "
                              f"least one problem column (params, sensor code, f and φ), got "
                              f"in_features={self.in_features}")
+        if self.inputs == "params-geometry":
+            raise InputError("arch 'deeponet' takes per-problem columns in its branch; "
+                             "inputs 'params-geometry' vary with x (use params or fields)")
         if self.time_horizon is not None:
             raise InputError("arch 'deeponet' has two networks; time_horizon is not supported")
         if "frac-dnn" in (self.trunk_arch, self.branch_arch) and self.tau is None \

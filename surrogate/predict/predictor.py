@@ -12,7 +12,8 @@ with the output's denormalisation folded into the coefficients:
 as ``addmm(bias, T, Bᵀ)`` with B = (s_c b_{c,k}) of shape (B·n, p). Any other run is
 evaluated on the rows (x̂, ẑ_b), built from the cached x̂ without numpy, in blocks of rows.
 A ``pointwise`` family run needs f(x) and φ(x) of every problem, so its rows are built per
-problem; a single-problem run's rows are built once.
+problem; a ``params-geometry`` run's rows get the family's geometry features g(x_i; μ_b)
+block by block; a single-problem run's rows are built once.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from surrogate.models.config import POINT_COLUMNS
 from surrogate.predict.options import DTYPE_CHOICES
 from surrogate.predict.point_sets import PointSet
 from surrogate.runs.predict import CPU_BATCH, GPU_BATCH
+from surrogate.training.family_inputs import GEOMETRY
 
 DTYPES = {name: getattr(torch, name) for name in DTYPE_CHOICES}
 
@@ -150,21 +152,24 @@ class Predictor:
         params, single = self._params(mu)
         if self.kind == "pointwise":
             return self._pointwise_family(params), single
-        columns = params if self.kind == "params" else self.sensor_values(params)
-        return self._columns(columns), single
+        columns = self.sensor_values(params) if self.kind == "fields" else params
+        return self._columns(columns, params if self.kind == GEOMETRY else None), single
 
     def _numpy(self, out: Tensor, single: bool) -> np.ndarray:
         array = out.cpu().numpy()
         return array[0] if single else array
 
-    def _columns(self, columns: np.ndarray) -> Tensor:
-        """u (B, P, n) for the problems' physical columns z (B, m) of the network's rows."""
-        z_hat = self._tensor((columns - self._mean_in[POINT_COLUMNS:])
-                             / self._std_in[POINT_COLUMNS:])
+    def _columns(self, columns: np.ndarray, geometry_params: np.ndarray | None = None
+                 ) -> Tensor:
+        """u (B, P, n) for the problems' physical columns z (B, m) of the network's rows (and,
+        for ``params-geometry``, the geometry features of the members ``geometry_params``)."""
+        problem_columns = slice(POINT_COLUMNS, POINT_COLUMNS + columns.shape[1])
+        z_hat = self._tensor((columns - self._mean_in[problem_columns])
+                             / self._std_in[problem_columns])
         with torch.inference_mode():
             if self.separable:
                 return self._separable(z_hat)
-            return self._joined_forward(z_hat)
+            return self._joined_forward(z_hat, geometry_params)
 
     def _separable(self, z_hat: Tensor) -> Tensor:
         """u[b, i, c] = s_c (Σ_k b_{c,k}(ẑ_b) T[i, k] + β_c) + m_c as one addmm, (B, P, n)."""
@@ -175,17 +180,28 @@ class Predictor:
         out = torch.addmm(bias.repeat(batch), self.features, coefficients.reshape(batch * n, p).T)
         return out.view(self.n_points, batch, n).transpose(0, 1)
 
-    def _joined_forward(self, z_hat: Tensor) -> Tensor:
-        """u (B, P, n) from the rows (x̂_i, ẑ_b), built block by block from the cached x̂."""
+    def _joined_forward(self, z_hat: Tensor, geometry_params: np.ndarray | None = None
+                        ) -> Tensor:
+        """u (B, P, n) from the rows (x̂_i, ẑ_b[, ĝ(x_i; μ_b)]), built block by block from the
+        cached x̂ (the geometry features ĝ, when asked for, from the family per block)."""
         total = len(z_hat) * self.n_points
         out = torch.empty(total, self._mean_out.shape[0], dtype=self.dtype, device=self.device)
         for start in range(0, total, self.batch_rows):
             index = torch.arange(start, min(start + self.batch_rows, total), device=self.device)
-            rows = torch.cat([self.points_hat[index % self.n_points],
-                              z_hat[torch.div(index, self.n_points, rounding_mode="floor")]],
-                             dim=1)
+            point = index % self.n_points
+            problem = torch.div(index, self.n_points, rounding_mode="floor")
+            parts = [self.points_hat[point], z_hat[problem]]
+            if geometry_params is not None:
+                parts.append(self._geometry_hat(point.cpu().numpy(),
+                                                geometry_params[problem.cpu().numpy()]))
+            rows = torch.cat(parts, dim=1)
             out[start:start + len(index)] = self.model(rows)
         return out.mul_(self._std_out).add_(self._mean_out).view(len(z_hat), self.n_points, -1)
+
+    def _geometry_hat(self, point: np.ndarray, params: np.ndarray) -> Tensor:
+        """Normalised geometry features (N, g) of the rows' points and members (N, p)."""
+        g = self.family.geometry_features(self.point_set.points[point], params)
+        return self._tensor((g - self._mean_in[-g.shape[1]:]) / self._std_in[-g.shape[1]:])
 
     def _rows_forward(self, rows: Tensor) -> Tensor:
         """Denormalised model outputs (N, n) for normalised rows (N, d), in row blocks."""

@@ -7,7 +7,11 @@ option ``inputs`` (:data:`~surrogate.models.config.INPUT_KINDS`) picks the netwo
 - ``pointwise``: ``(x, f(x), φ(x))``, the paper's inputs (the stored rows);
 - ``params``:    ``(x, μ)``, μ the problem's parameters (p columns);
 - ``fields``:    ``(x, s)``, s the problem's sensor values (q columns) that the model encodes
-  (:class:`~surrogate.models.encoders.EncodedInputs`).
+  (:class:`~surrogate.models.encoders.EncodedInputs`);
+- ``params-geometry``: ``(x, μ, g(x; μ))``, g the family's pointwise features of the member's
+  geometry (``inclusion``: the signed distance to its ball's surface), which a network of
+  (x, μ) would have to learn to form
+  (:meth:`surrogate.fem.families.family.Family.geometry_features`).
 
 Training reads the dataset through :func:`training_dataset` (the same Dataset with ``inputs``
 replaced, so normalisation, splits and metrics apply unchanged). To predict a new member,
@@ -36,6 +40,7 @@ from surrogate.core.limits import memory_budget, size_text
 from surrogate.models.config import INPUT_KINDS, POINT_COLUMNS
 
 POINT_NAMES = ("x1", "x2", "x3")
+GEOMETRY = "params-geometry"
 
 
 def _check_kind(kind: str) -> None:
@@ -45,7 +50,7 @@ def _check_kind(kind: str) -> None:
 
 def network_inputs(kind: str, points: np.ndarray, problem: Any = None, *,
                    params: np.ndarray | None = None,
-                   sensor_values: np.ndarray | None = None) -> np.ndarray:
+                   sensor_values: np.ndarray | None = None, family: Any = None) -> np.ndarray:
     """Network rows (n, d) for ``points`` (n, 3) of one problem, in physical units.
 
     ``pointwise``: ``problem.inputs(points)`` = (x, f(x), φ(x)); ``params``: (x, μ) with μ
@@ -59,7 +64,7 @@ def network_inputs(kind: str, points: np.ndarray, problem: Any = None, *,
         if problem is None:
             raise InputError("inputs 'pointwise' need the problem (its f and φ at the points)")
         return np.asarray(problem.inputs(points), dtype=np.float64)
-    if kind == "params":
+    if kind in ("params", GEOMETRY):
         values = params if params is not None else getattr(problem, "params", None)
         name = "params (μ)"
     else:
@@ -67,18 +72,39 @@ def network_inputs(kind: str, points: np.ndarray, problem: Any = None, *,
     if values is None:
         raise InputError(f"inputs {kind!r} need the problem's {name}")
     values = np.asarray(values, dtype=np.float64).reshape(-1)
-    return np.hstack([points, np.broadcast_to(values, (points.shape[0], values.size))])
+    rows = np.hstack([points, np.broadcast_to(values, (points.shape[0], values.size))])
+    if kind != GEOMETRY:
+        return rows
+    return np.hstack([rows, _registered(family, problem).geometry_features(points, values)])
+
+
+def _registered(family: Any, problem: Any = None) -> Any:
+    """The registered :class:`~surrogate.fem.families.family.Family` of ``family`` (a Family,
+    a dataset's family group or a name) or, when None, of ``problem`` (by its name)."""
+    from surrogate.fem.families import get_family
+
+    if family is None:
+        if problem is None:
+            raise InputError(f"inputs {GEOMETRY!r} need the family (or the problem) to compute "
+                             "its geometry features")
+        return get_family(str(problem.name))
+    if hasattr(family, "geometry_features"):
+        return family
+    return get_family(str(getattr(family, "name", family)))
 
 
 def family_rows(kind: str, inputs: np.ndarray, problem_id: np.ndarray, family: Any
                 ) -> np.ndarray:
     """Rows (N, d) of a family dataset for ``kind``: the stored pointwise rows, or their
-    points joined to μ or s of each row's problem (``family.params`` / ``sensor_values``)."""
+    points joined to μ or s of each row's problem (``family.params`` / ``sensor_values``),
+    for ``params-geometry`` followed by the geometry features of each row's member."""
     _check_kind(kind)
     if kind == "pointwise":
         return inputs
-    table = np.asarray(family.params if kind == "params" else family.sensor_values)
-    columns = POINT_COLUMNS + table.shape[1]
+    table = np.asarray(family.params if kind != "fields" else family.sensor_values)
+    registered = _registered(family) if kind == GEOMETRY else None
+    extra = len(registered.geometry_names) if registered is not None else 0
+    columns = POINT_COLUMNS + table.shape[1] + extra
     need, budget = len(problem_id) * columns * np.result_type(inputs, table).itemsize, \
         memory_budget()
     if need > budget:  # one line instead of the kernel's out-of-memory kill
@@ -87,16 +113,23 @@ def family_rows(kind: str, inputs: np.ndarray, problem_id: np.ndarray, family: A
                          f"{size_text(budget)} this process may use (half the available "
                          f"memory); use fewer sensors (gen-data --n-volume), fewer rows or "
                          f"--inputs params")
-    return np.hstack([inputs[:, :POINT_COLUMNS], table[problem_id]])
+    rows = np.hstack([inputs[:, :POINT_COLUMNS], table[problem_id]])
+    if registered is None:
+        return rows
+    return np.hstack([rows, registered.geometry_features(rows[:, :POINT_COLUMNS],
+                                                         rows[:, POINT_COLUMNS:])])
 
 
 def family_input_names(kind: str, dataset: Any) -> tuple[str, ...]:
-    """Column names of the rows of ``kind``: x1 x2 x3, then the parameter or sensor names."""
+    """Column names of the rows of ``kind``: x1 x2 x3, then the parameter or sensor names
+    (``params-geometry``: then the family's geometry feature names)."""
     _check_kind(kind)
     if kind == "pointwise":
         return tuple(dataset.input_names)
     family = dataset.family
-    names = family.param_names if kind == "params" else family.sensor_names
+    names = tuple(family.param_names if kind != "fields" else family.sensor_names)
+    if kind == GEOMETRY:
+        names += tuple(_registered(family).geometry_names)
     return (*POINT_NAMES, *(str(n) for n in names))
 
 
@@ -175,4 +208,4 @@ def family_record(dataset: Any) -> dict[str, Any]:
 
 
 __all__ = ["network_inputs", "family_rows", "family_input_names", "training_dataset",
-           "family_record", "summary_generation_seconds", "is_family", "POINT_NAMES"]
+           "family_record", "summary_generation_seconds", "is_family", "POINT_NAMES", "GEOMETRY"]

@@ -52,7 +52,8 @@ class Recipe:
 FAMILY_MODEL = {"depth": 6, "width": 128, "activation": "silu", "tau_init": 1.0,
                 "quadratic_output": True}
 FAMILY_TRAIN = {"optimizer": "adam", "lr": 3e-3, "lr_min": 1e-5, "schedule": "cosine"}
-FAMILY_EPOCHS_AND_BATCH = {"params": (40, 1024), "fields": (80, 2048), "pointwise": (10, 2048)}
+FAMILY_EPOCHS_AND_BATCH = {"params": (40, 1024), "fields": (80, 2048), "pointwise": (10, 2048),
+                           "params-geometry": (150, 1024)}
 
 FAMILY_RECIPES: dict[str, Recipe] = {
     inputs: Recipe(f"family-{inputs}", "resnet", FAMILY_MODEL,

@@ -183,3 +183,101 @@ def test_rows_beyond_the_memory_budget_are_one_input_error(monkeypatch):
         family_rows("fields", dataset.inputs, family.problem_id, family)
     monkeypatch.setattr("surrogate.training.family_inputs.memory_budget", lambda: need)
     assert family_rows("fields", dataset.inputs, family.problem_id, family).nbytes == need
+
+
+def inclusion_dataset(problems: int = 5, points: int = 60, seed: int = 0) -> FakeDataset:
+    """A tiny inclusion family with stand-in targets (a smooth function of x and μ, with the
+    ball's kink): rows and predictions only, no FEM truth."""
+    fam, cylinder = get_family("inclusion"), get_domain("cylinder")
+    mus = fam.sample(problems, seed)
+    rng = np.random.default_rng(seed)
+    x = [cylinder.sample(points, rng) for _ in mus]
+    inputs = np.concatenate([fam.problem(mu).inputs(p) for mu, p in zip(mus, x, strict=True)])
+    problem_id = np.repeat(np.arange(problems), points)
+    mu_rows = mus[problem_id]
+    kink = np.abs(np.linalg.norm(inputs[:, :3] - mu_rows[:, :3], axis=1) - mu_rows[:, 3])
+    targets = np.column_stack([kink, np.sin(inputs[:, 0] + mu_rows[:, 5]), inputs[:, 2] ** 2])
+    data = SimpleNamespace(name="inclusion", params=mus, param_names=fam.param_names,
+                           problem_id=problem_id, sensor_values=np.zeros((problems, 1)),
+                           sensor_names=("s",), volume_points=np.zeros((1, 3)),
+                           boundary_points=np.zeros((0, 3)), boundary_normals=np.zeros((0, 3)),
+                           box=fam.box, truth="fem")
+    splits = {"train": np.flatnonzero(problem_id < problems - 2),
+              "val": np.flatnonzero(problem_id == problems - 2),
+              "test": np.flatnonzero(problem_id == problems - 1)}
+    return FakeDataset(Path("inclusion.h5"), "pointwise", inputs, targets, POINT_COLUMNS,
+                       ("u1", "u2", "u3"), splits, attrs={"generation_seconds": 2.0},
+                       family=data)
+
+
+def test_geometry_rows_are_the_signed_distance_to_each_members_ball():
+    dataset = inclusion_dataset()
+    view = training_dataset(dataset, "params-geometry")
+    assert view.input_names == ("x1", "x2", "x3", *get_family("inclusion").param_names,
+                                "interface_distance")
+    distance = view.inputs[:, -1]
+    # negative exactly where φ is the member's contrast (inside its ball), |d| <= diameter
+    inside = dataset.inputs[:, 6] != 1.0
+    assert inside.any() and (~inside).any()
+    np.testing.assert_array_equal(distance < 0, inside)
+    fam = get_family("inclusion")
+    for pid in (0, 3):
+        rows = np.flatnonzero(dataset.family.problem_id == pid)
+        problem = fam.problem(dataset.family.params[pid])
+        expected = network_inputs("params-geometry", dataset.inputs[rows, :3], problem)
+        np.testing.assert_allclose(view.inputs[rows], expected, rtol=1e-14, atol=1e-14)
+        c, radius = problem.centre, problem.radius
+        np.testing.assert_allclose(
+            expected[:, -1], np.linalg.norm(dataset.inputs[rows, :3] - c, axis=1) - radius,
+            rtol=1e-14, atol=1e-14)
+
+
+def test_geometry_inputs_need_a_family_with_a_moving_geometry():
+    radial, _ = radial_dataset(problems=3, points=5)
+    with pytest.raises(InputError, match="family 'radial' has no geometry"):
+        training_dataset(radial, "params-geometry")
+    with pytest.raises(InputError, match="need the family"):
+        network_inputs("params-geometry", np.zeros((2, 3)), params=np.zeros(8))
+    with pytest.raises(InputError, match=r"parameters \(N, 8\) or \(8,\)"):
+        get_family("inclusion").geometry_features(np.zeros((2, 3)), np.zeros((3, 8)))
+    from surrogate.models.registry import config_from_dict
+
+    with pytest.raises(InputError, match="vary with x"):
+        config_from_dict({"arch": "deeponet", "inputs": "params-geometry", "in_features": 12,
+                          "out_features": 3})
+
+
+def test_geometry_run_predicts_what_evaluate_computes(tmp_path, single_torch_thread):
+    """A params-geometry run: its training test error = the rows of a new member through
+    network_inputs; the batched Predictor = evaluate's FamilyPredictor on the cube."""
+    from surrogate.core.metrics import relative_l2_error
+    from surrogate.evaluation.family.measure import FamilyPredictor
+    from surrogate.predict import Predictor
+    from surrogate.predict.point_sets import PointSet
+    from surrogate.runs.load import load_run
+    from surrogate.runs.predict import predict_array
+    from surrogate.training.loop import fit
+
+    dataset = inclusion_dataset()
+    model = {"arch": "resnet", "inputs": "params-geometry", "width": 16, "depth": 2}
+    run = fit(dataset, model, {"epochs": 20, "lr": 1e-2, "batch_size": 64}, tmp_path / "g")
+    loaded = load_run(tmp_path / "g")
+    assert loaded.model_config.inputs == "params-geometry"
+    assert loaded.normalisation.in_features == 3 + 8 + 1
+    fam = get_family("inclusion")
+    test = dataset.splits["test"]
+    rows = network_inputs("params-geometry", dataset.inputs[test, :3],
+                          fam.problem(dataset.family.params[-1]))
+    error = relative_l2_error(predict_array(loaded.model, loaded.normalisation, rows),
+                              dataset.targets[test])
+    assert error == pytest.approx(run.metrics["relative_l2_error"]["test"], rel=1e-6)
+    cube = PointSet.from_domain("cube", 2)
+    mu = fam.sample(3, 7)
+    reference = FamilyPredictor.from_run("run", loaded, None)
+    expected = np.stack([reference(cube.points, fam.problem(m)) for m in mu])
+    scale = np.abs(expected).max()
+    for dtype in ("float32", "float64"):  # row blocks of 1,000 cut across problems
+        predictor = Predictor(loaded, cube, dtype=dtype, batch_rows=1000)
+        np.testing.assert_allclose(predictor.predict(mu), expected, rtol=2e-5, atol=2e-6 * scale)
+        np.testing.assert_allclose(predictor.predict(mu[2]), expected[2], rtol=2e-5,
+                                   atol=2e-6 * scale)
