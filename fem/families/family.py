@@ -146,10 +146,17 @@ class Family:
             len(points), len(self.geometry_names))
 
 
+def sphere_signed_distance(points: np.ndarray, centres: np.ndarray, radii: np.ndarray | float
+                           ) -> np.ndarray:
+    """|x − c| − R of points (N, 3) to spheres of centres (N, 3) or (3,), radii (N,) or a
+    number: negative inside, shape (N,)."""
+    return np.linalg.norm(points - np.asarray(centres), axis=1) - radii
+
+
 def azimuthal(x: np.ndarray, centre_x: float = 0.0, centre_y: float = 0.0) -> np.ndarray:
     """(−(x₂ − c₂), x₁ − c₁, 0) = r e_θ about the vertical axis through (c₁, c₂), shape (N, 3)."""
     return np.column_stack([-(x[:, 1] - centre_y), x[:, 0] - centre_x, np.zeros(len(x))])
 
 
 __all__ = ["Family", "FamilyProblem", "GeometryFeatures", "SAMPLERS", "SphericalInterface",
-           "check_box", "widened", "qmc_unit", "azimuthal"]
+           "check_box", "widened", "qmc_unit", "azimuthal", "sphere_signed_distance"]

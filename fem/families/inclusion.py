@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from surrogate.core.errors import InputError
-from surrogate.fem.families.family import Family, azimuthal
+from surrogate.fem.families.family import Family, azimuthal, sphere_signed_distance
 from surrogate.fem.problems import check_points
 
 PARAM_NAMES = ("c1", "c2", "c3", "radius", "contrast", "s1", "s2", "s3")
@@ -72,8 +72,7 @@ class InclusionProblem:
 def interface_distance(points: np.ndarray, params: np.ndarray) -> np.ndarray:
     """Signed distance |x − c| − ρ of row i's point to its member's sphere (< 0 inside), (N, 1):
     u has a kink there (φ jumps), which a network of (x, μ) would have to form itself."""
-    radius = np.linalg.norm(points - params[:, :3], axis=1) - params[:, 3]
-    return radius[:, None]
+    return sphere_signed_distance(points, params[:, :3], params[:, 3])[:, None]
 
 
 GEOMETRY_NAMES = ("interface_distance",)

@@ -17,7 +17,11 @@ import numpy as np
 
 from surrogate.core.errors import InputError, SolverError
 from surrogate.evaluation.fem_timing import REPEAT_BELOW_S, repeated_seconds
-from surrogate.fem.families.family import FamilyProblem, SphericalInterface
+from surrogate.fem.families.family import (
+    FamilyProblem,
+    SphericalInterface,
+    sphere_signed_distance,
+)
 
 INTERFACE_BAND = 2.0
 """Half-width of the near-interface band in mesh sizes h of the level."""
@@ -90,8 +94,7 @@ def interface_distance(problem: FamilyProblem, points: np.ndarray) -> np.ndarray
     radius R); None for a problem without a material interface."""
     if not isinstance(problem, SphericalInterface):
         return None
-    distance = np.linalg.norm(points - np.asarray(problem.centre)[None, :], axis=1)
-    return np.abs(distance - float(problem.radius))
+    return np.abs(sphere_signed_distance(points, problem.centre, float(problem.radius)))
 
 
 def relative_errors(values: np.ndarray, ref: Reference, weights: np.ndarray
