@@ -16,11 +16,11 @@ asked of the indices).
 
 ``cost``: the seconds to reach a relative standard error ``--rse`` (10⁻², 10⁻³) on
 E[energy] and on E[u1 at the probe], FEM-only Monte Carlo against MFMC, both with the same
-FEM of reference (``--fem-*``), on ``--threads`` (default 1), for a run of ``radial`` (on
-the cube; default FEM skfem order 1 on level 2, probe (0.5, 0.5, 0.5)) or of ``inclusion``
-(on the cylinder; default FEM NGSolve order 2 on level 2, the fastest that ``evaluate``
-found at the family's best surrogate's error, and probe (0, 0.8, 0.5), where u1's
-coefficient of variation is about 0.5, the smallest of the components tried):
+FEM of reference (``--fem-*``, or ``--evaluation``'s as ``surrogate uq``), on ``--threads``
+(default 1), for a run of ``radial`` (the cube; skfem order 1 on level 2, probe (0.5, 0.5,
+0.5)) or ``inclusion`` (the cylinder; NGSolve order 3 on each member's fitted mesh of maxh
+0.5, points on level 2: the fastest FEM ``evaluate`` found at its best surrogate's 1.2 %;
+probe (0, 0.8, 0.5), u1's coefficient of variation ≈ 0.5, the smallest of those tried):
 
 - FEM-only MC: ``--mc-solves`` fresh solves of both quantities at once (default: enough for
   the largest target it is asked to measure, from a pilot's σ/|mean|, capped by
@@ -37,16 +37,14 @@ coefficient of variation is about 0.5, the smallest of the components tried):
   (``"measured": false``). With ``--surrogate-level``/``--surrogate-intorder`` the
   surrogate integrates the energy by its own, cheaper rule (``surrogate uq``'s options).
 
-The run is ``--run`` or, by default, one trained here by ``surrogate gen-data`` and
-``surrogate fit`` in subprocesses with the separable recipe of docs/results/break-even.md
-(``--gen-args``, ``--fit-args``), their seconds reported.
+``sobol``'s run is ``--run`` or one trained here (subprocesses, seconds reported) with the
+separable recipe of docs/results/break-even.md (``--gen-args``, ``--fit-args``).
 
 Run: python benchmarks/uq.py sobol [--run RUN] [--exact-base 131072]
      python benchmarks/uq.py cost --run RUN [--rse 1e-2 --rse 1e-3] [--measure-mc 1e-2]
          [--probe-mfmc-down-to 1e-2] [--surrogate-level 1 --surrogate-intorder 6]
-Smoke: python benchmarks/uq.py sobol --exact-base 1024 --surrogate-base 256
-       --gen-args "--family radial --problems 20 --points 200" --fit-args "--arch deeponet
-       --epochs 1"
+Smoke: python benchmarks/uq.py sobol --exact-base 1024 --surrogate-base 256 --gen-args
+       "--family radial --problems 20 --points 200" --fit-args "--arch deeponet --epochs 1"
 """
 
 from __future__ import annotations
@@ -69,9 +67,10 @@ from surrogate.core.thread_settings import THREAD_VARIABLES, thread_settings
 GEN_ARGS = "--family radial --problems 320 --points 2000"
 FIT_ARGS = "--arch deeponet"
 PROBE = (0.5, 0.5, 0.5)
-COST_DEFAULTS = {"radial": {"fem": ("skfem", 1, 2), "probe": PROBE},
-                 "inclusion": {"fem": ("ngsolve", 2, 2), "probe": (0.0, 0.8, 0.5)}}
-"""Per family of ``cost``: the FEM of reference (backend, order, level) and the probe."""
+COST_DEFAULTS = {"radial": {"fem": ("skfem", 1, 2, None), "probe": PROBE},
+                 "inclusion": {"fem": ("ngsolve", 3, 2, 0.5), "probe": (0.0, 0.8, 0.5)}}
+"""Per family of ``cost``: the FEM of reference (backend, order, level, fitted maxh) and the
+probe."""
 GAUSS_NODES = 48
 """Gauss–Legendre nodes per piece of the radial integral of the energy."""
 TOLERANCE = 0.02
@@ -247,7 +246,8 @@ def model_options(qoi: tuple[str, ...], args: argparse.Namespace) -> Any:
     from surrogate.uq.options import ModelOptions
 
     return ModelOptions(qoi=qoi, fem_backend=args.fem_backend, fem_order=args.fem_order,
-                        fem_level=args.fem_level, surrogate_level=args.surrogate_level,
+                        fem_level=args.fem_level, fem_maxh=args.fem_maxh,
+                        evaluation=args.evaluation, surrogate_level=args.surrogate_level,
                         surrogate_intorder=args.surrogate_intorder)
 
 
@@ -311,9 +311,9 @@ def cost_part(args: argparse.Namespace) -> dict[str, Any]:
         fail(f"the run is of the {family} family; this benchmark knows "
              f"{', '.join(COST_DEFAULTS)}")
     defaults = COST_DEFAULTS[family]
-    for name, value in zip(("fem_backend", "fem_order", "fem_level"), defaults["fem"],
-                           strict=True):
-        if getattr(args, name) is None:
+    for name, value in zip(("fem_backend", "fem_order", "fem_level", "fem_maxh"),
+                           defaults["fem"], strict=True):
+        if getattr(args, name) is None and args.evaluation is None:
             setattr(args, name, value)
     probe = "probe:" + ",".join(f"{v:g}" for v in (args.probe or defaults["probe"]))
     one_off = one_off_seconds(run)
@@ -321,8 +321,8 @@ def cost_part(args: argparse.Namespace) -> dict[str, Any]:
     targets = sorted(args.rse or [1e-2, 1e-3], reverse=True)
     columns = {"energy": 0, f"{probe}:u1": 1}
     mc = fem_only(fem, run_distribution(run).sample, columns, targets, args.measure_mc, args)
-    out: dict[str, Any] = {"run": str(args.run), "family": family, "fem": fem.method.label,
-                           "domain": fem.points.domain, "level": fem.points.level,
+    out: dict[str, Any] = {"run": str(args.run), "family": family, "fem": fem.label,
+                           "where": fem.where, "chosen_by": fem.choice,
                            "surrogate_energy_rule": {
                                "level": model.points.level, "intorder": model.points.intorder,
                                "points": len(model.points.weights),
@@ -355,8 +355,8 @@ def cost_part(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> None:
     """Parse the part and its options; print its JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=1, help="OpenMP/BLAS/torch threads "
-                        "(before the part: uq.py --threads 2 cost ...)")
+    parser.add_argument("--threads", type=int, default=1, help="before the part")
+    parser.add_argument("--seed", type=int, default=0, help="before the part")
     parts = parser.add_subparsers(dest="part", required=True)
     sobol = parts.add_parser("sobol", help="Sobol indices: surrogate against the closed form")
     sobol.add_argument("--run", default=None, help="a radial family run (default: train one)")
@@ -364,12 +364,9 @@ def main(argv: list[str] | None = None) -> None:
     sobol.add_argument("--fit-args", default=FIT_ARGS)
     sobol.add_argument("--exact-base", type=int, default=1 << 17)
     sobol.add_argument("--surrogate-base", type=int, default=1 << 14)
-    sobol.add_argument("--seed", type=int, default=0)
-    cost = parts.add_parser("cost", help="FEM-only MC against MFMC to a relative standard "
-                            "error")
+    cost = parts.add_parser("cost", help="FEM-only MC against MFMC to a standard error")
     cost.add_argument("--run", required=True, help="a radial or inclusion family run")
-    cost.add_argument("--rse", type=float, action="append", help="targets (default 1e-2, "
-                      "1e-3)")
+    cost.add_argument("--rse", type=float, action="append", help="default 1e-2, 1e-3")
     cost.add_argument("--measure-mc", type=float, default=1e-2, help="the smallest target "
                       "FEM-only MC is measured to (smaller ones are extrapolated)")
     cost.add_argument("--mfmc-down-to", type=float, default=1e-3, help="the smallest target "
@@ -386,7 +383,8 @@ def main(argv: list[str] | None = None) -> None:
     cost.add_argument("--fem-backend", default=None, help="default: the family's")
     cost.add_argument("--fem-order", type=int, default=None)
     cost.add_argument("--fem-level", type=int, default=None)
-    cost.add_argument("--seed", type=int, default=0)
+    cost.add_argument("--fem-maxh", type=float, default=None, help="fitted mesh (0: none)")
+    cost.add_argument("--evaluation", default=None, help="the FEM an evaluation.json found")
     args = parser.parse_args(argv)
     if args.threads < 1:
         fail("--threads must be >= 1")

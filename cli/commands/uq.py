@@ -29,8 +29,8 @@ def uq_group() -> OptionGroup:
 def _lines(record: dict[str, Any]) -> list[str]:
     """The summary: per quantity the MFMC estimate, the surrogate alone and the gain."""
     alloc, seconds = record["allocation"], record["seconds"]
-    lines = [f"{record['high_fidelity']['label']} on {record['high_fidelity']['domain']} level "
-             f"{record['high_fidelity']['level']}: {alloc['high_samples']} solves, "
+    lines = [f"{record['high_fidelity']['label']} on {record['high_fidelity']['where']}: "
+             f"{alloc['high_samples']} solves, "
              f"{alloc['surrogate_samples']} surrogate queries (pilot "
              f"{record['pilot']['samples']}); seconds: pilot "
              f"{seconds['pilot_high'] + seconds['pilot_surrogate']:.3g}, FEM "

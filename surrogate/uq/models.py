@@ -5,7 +5,11 @@
   features are cached), asked for blocks of problems at a time;
 - :class:`FemQuantities`, the high-fidelity model: the mixed solve of one (backend, order)
   of the FEM registry on the points' mesh (``domain`` at ``level``), as ``evaluate`` names
-  its candidates; the energy by the rule of degree ``error_intorder(order)`` on that mesh;
+  its candidates; the energy by the rule of degree ``error_intorder(order)`` on that mesh.
+  With ``maxh`` (a family with a fitted geometry, ``inclusion``) each sample is meshed to fit
+  its interface instead (:func:`~surrogate.fem.fitted.solve.fitted_truth`, ngsolve, meshing
+  in its cost) and u_h read at the same points by point location, as ``evaluate`` measures
+  its fitted candidates;
 - :class:`ExactQuantities`: the family's closed-form u (a family with ``has_exact``), the
   reference the tests use as high fidelity.
 
@@ -67,11 +71,30 @@ class FemQuantities:
     solver: str = "auto"
     rtol: float = 1e-10
     choice: dict[str, Any] = field(default_factory=dict)
+    maxh: float | None = None
+
+    @property
+    def label(self) -> str:
+        """The FEM in evaluate's words, e.g. "ngsolve order 3 (complete cubic), fitted maxh
+        0.5"."""
+        if self.maxh is None:
+            return str(self.method.label)
+        from surrogate.evaluation.family.fitted import fitted_mesh_name
+
+        return f"{self.method.label}, {fitted_mesh_name(self.maxh)}"
+
+    @property
+    def where(self) -> str:
+        """Its mesh in words: "cylinder level 2", or a fitted one's and its points' level."""
+        level = f"{self.points.domain} level {self.points.level}"
+        return level if self.maxh is None else f"each sample's mesh (points on {level})"
 
     def one(self, mu: np.ndarray) -> np.ndarray:
         """u (M + R, 3) of the solve of the member μ (p,) at the points."""
         from surrogate.fem.families.truth import with_boundary_data
 
+        if self.maxh is not None:
+            return self._fitted(mu)
         problem = with_boundary_data(self.family.problem(mu))
         solution = self.method.run(self.points.mesh, problem, method="solve",
                                    solver=self.solver, rtol=self.rtol)
@@ -81,6 +104,16 @@ class FemQuantities:
         if len(self.points.probes):
             parts.append(solution.values_at(self.points.probes))
         return np.concatenate(parts)
+
+    def _fitted(self, mu: np.ndarray) -> np.ndarray:
+        """u (M + R, 3) of the member μ's solve on its own fitted mesh, at the points (a
+        point the curved wall misses is read slightly inwards, as evaluate does)."""
+        from surrogate.evaluation.family.fitted import fitted_solver
+        from surrogate.fem.fitted.solve import fitted_truth
+
+        solution = fitted_truth(self.family.problem(mu), self.method.order, self.maxh,
+                                solver=fitted_solver(self.solver))
+        return solution.values_at(self.points.points, outside="extrapolate")
 
     def __call__(self, mu: np.ndarray) -> np.ndarray:
         """Quantities (B, q) of the problems μ (B, p): one solve each."""
@@ -104,9 +137,10 @@ class ExactQuantities:
 
 def fem_quantities(family: Any, quantities: tuple[Quantity, ...], *, backend: str = "skfem",
                    order: int = 0, level: int = 2, domain: str | None = None,
-                   solver: str = "auto") -> FemQuantities:
+                   solver: str = "auto", maxh: float | None = None) -> FemQuantities:
     """The FEM model ``(backend, order)`` on ``domain`` (default :func:`default_domain`) at
-    ``level``; InputError for a backend, order or level that does not exist."""
+    ``level``, or with ``maxh`` on each member's fitted mesh (points on ``level``);
+    InputError for a backend, order, level or fitted mesh that does not exist."""
     from surrogate.fem.domains import get_domain
     from surrogate.fem.hcurl.errors import error_intorder
     from surrogate.fem.hcurl.registry import fem_method
@@ -117,8 +151,29 @@ def fem_quantities(family: Any, quantities: tuple[Quantity, ...], *, backend: st
     if isinstance(level, bool) or not isinstance(level, int | np.integer) or level < coarsest:
         raise InputError(f"FEM level {level!r} does not exist on the {domain} (levels from "
                          f"{coarsest})")
+    if maxh is not None:
+        maxh = _checked_maxh(family, method, domain, maxh)
     points = quantity_points(quantities, domain, int(level), error_intorder(method.order))
-    return FemQuantities(family, points, method, solver)
+    return FemQuantities(family, points, method, solver, maxh=maxh)
+
+
+def _checked_maxh(family: Any, method: Any, domain: str, maxh: float) -> float:
+    """``maxh`` of a fitted FEM, or InputError: a family without a fitted geometry, a backend
+    other than ngsolve, a test domain other than the family's own, a size not > 0."""
+    from surrogate.evaluation.family.fitted import FITTED_BACKEND, has_fitted_geometry
+
+    if not has_fitted_geometry(family):
+        raise InputError(f"family {family.name!r} has no fitted geometry: --fem-maxh applies "
+                         "to inclusion only")
+    if method.backend != FITTED_BACKEND:
+        raise InputError(f"a fitted mesh is solved by {FITTED_BACKEND}, not {method.backend}: "
+                         f"add --fem-backend {FITTED_BACKEND}")
+    if domain != str(family.training_domain):
+        raise InputError(f"a fitted mesh is of the {family.training_domain}, the family's "
+                         f"domain, not the {domain}")
+    if not 0 < float(maxh) < float("inf"):
+        raise InputError(f"--fem-maxh must be a finite number > 0, got {maxh!r}")
+    return float(maxh)
 
 
 def one_off_seconds(run: Any) -> dict[str, float | None]:

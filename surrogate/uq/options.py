@@ -8,6 +8,7 @@ checks (a plain frozen dataclass, as the evaluation options: ``qoi`` is a tuple,
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,12 @@ class ModelOptions:
                                     listed=lambda: registry.FEM_ORDERS, shown=_SHOWN)
     fem_level: int | None = setting(None, doc="Mesh level of the FEM of reference on the "
                                     "test domain.", ge=0, shown=_SHOWN)
+    fem_maxh: float | None = setting(None, doc="Largest tet of a mesh fitted to each "
+                                     "sample's geometry (inclusion): the FEM of reference "
+                                     "meshes every sample to fit its interface (ngsolve, "
+                                     "curved), as evaluate's fitted candidates, and --fem-level "
+                                     "only places the quantities' points; 0: the level's mesh.",
+                                     ge=0, shown="the --evaluation's, else none")
     evaluation: str | None = setting(None, doc="A family evaluation.json of this run: the FEM "
                                      "of reference is the fastest one it found at the run's "
                                      "error on its median problem, on its test domain (the "
@@ -58,6 +65,10 @@ class ModelOptions:
     def __post_init__(self) -> None:
         if not self.qoi:
             raise InputError("at least one --qoi is needed")
+        maxh = self.fem_maxh
+        if maxh is not None and (isinstance(maxh, bool) or not isinstance(maxh, int | float)
+                                 or not math.isfinite(maxh) or maxh < 0):
+            raise InputError(f"--fem-maxh must be a finite number >= 0, got {self.fem_maxh!r}")
         for name, least in (("surrogate_level", 0), ("surrogate_intorder", 1)):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)

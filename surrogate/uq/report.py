@@ -116,7 +116,7 @@ def _tables(record: dict[str, Any]) -> list[str]:
             "<h2>Allocation</h2>",
             html_table(["high fidelity", "K (FEM solves)", "N (surrogate queries)", "r = N/K",
                         "pilot", "set by"],
-                       [[(fmt(f"{hf['label']}, {hf['domain']} level {hf['level']}"), "text"),
+                       [[(fmt(f"{hf['label']}, {hf['where']}"), "text"),
                          (fmt(alloc["high_samples"]), ""), (fmt(alloc["surrogate_samples"]), ""),
                          (fmt(alloc["ratio"], ".3g"), ""), (fmt(record["pilot"]["samples"]), ""),
                          (fmt(alloc["set_by"]), "")]])]

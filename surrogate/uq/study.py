@@ -43,7 +43,8 @@ def study_models(run: Any, options: ModelOptions) -> tuple[Any, Any, Any, Any]:
     family = get_family(str(name))
     chosen = reference_fem(options, run.path, default_domain(family))
     fem = fem_quantities(family, quantities, backend=chosen["backend"], order=chosen["order"],
-                         level=chosen["level"], domain=chosen["domain"])
+                         level=chosen["level"], domain=chosen["domain"],
+                         maxh=chosen.get("maxh"))
     fem.choice = chosen
     points = with_energy_rule(fem.points, options.surrogate_level, options.surrogate_intorder)
     return run, family, fem, SurrogateQuantities.from_run(run, points, device=options.device)
@@ -68,8 +69,9 @@ def run_uq(run: Any, options: UqOptions, out: str | Path | None = None, *,
                            progress)
     record = {"format": FORMAT, "version": VERSION, "run": str(run.path), "family": family.name,
               "high_fidelity": {"backend": fem.method.backend, "order": fem.method.order,
-                                "label": fem.method.label, "domain": fem.points.domain,
+                                "label": fem.label, "domain": fem.points.domain,
                                 "level": fem.points.level, "intorder": fem.points.intorder,
+                                "fitted_maxh": fem.maxh, "where": fem.where,
                                 "chosen_by": fem.choice},
               "surrogate": {"arch": str(getattr(run.model_config, "arch", "?")),
                             "inputs": str(getattr(run.model_config, "inputs", "?")),

@@ -54,6 +54,42 @@ def test_a_fem_that_does_not_exist_is_a_one_line_error(spec, match):
         fem_quantities(get_family("radial"), QUANTITIES, **spec)
 
 
+def test_a_fitted_fem_is_each_member_s_own_mesh_read_at_the_points():
+    from surrogate.fem.fitted.solve import fitted_truth
+
+    family = get_family("inclusion")
+    quantities = parse_quantities(["energy", "probe:0,0.8,0.5"])
+    fem = fem_quantities(family, quantities, backend="ngsolve", order=1, level=1, maxh=0.5)
+    assert fem.label == "ngsolve order 1 (complete linear), fitted maxh 0.5"
+    assert fem.where == "each sample's mesh (points on cylinder level 1)"
+    mu = family.sample(2, 5)
+    values = fem(mu)
+    for m, row in zip(mu, values, strict=True):
+        solution = fitted_truth(family.problem(m), 1, 0.5)
+        u_h = solution.values_at(fem.points.points, outside="extrapolate")
+        np.testing.assert_allclose(fem.points.from_fields(u_h[None])[0], row, rtol=1e-9)
+        # the rule's energy of u_h (kinks cut by the unfitted rule) within 1 % of its exact
+        # integral on its own curved mesh
+        import ngsolve
+
+        exact = ngsolve.Integrate(ngsolve.InnerProduct(solution.field_u, solution.field_u),
+                                  solution.mesh.ngmesh, order=4)
+        assert row[0] == pytest.approx(exact, rel=0.01)
+
+
+@pytest.mark.parametrize("spec, match", [
+    ({"family": "radial"}, "no fitted geometry"),
+    ({"backend": "skfem"}, "solved by ngsolve"),
+    ({"domain": "cube"}, "not the cube"),
+    ({"maxh": -0.5}, "--fem-maxh"),
+])
+def test_a_fitted_fem_that_cannot_be_is_a_one_line_error(spec, match):
+    spec = {"family": "inclusion", "backend": "ngsolve", "order": 1, "level": 1, "maxh": 0.5,
+            **spec}
+    with pytest.raises(InputError, match=match):
+        fem_quantities(get_family(spec.pop("family")), QUANTITIES, **spec)
+
+
 def test_a_study_against_the_fem_and_its_record(radial_run):
     family = get_family("radial")
     fem = fem_quantities(family, QUANTITIES, order=0, level=1, domain="cylinder")

@@ -6,19 +6,21 @@ import json
 import pytest
 
 from surrogate.core.errors import InputError
+from surrogate.evaluation.family.fitted import fitted_maxh_of, fitted_mesh_name
 from surrogate.uq.options import ModelOptions
 from surrogate.uq.reference_fem import DEFAULT_FEM, reference_fem
 
 
-def _evaluation(tmp_path, run_path):
+def _evaluation(tmp_path, run_path, **fem_fields):
     fem = {"backend": "ngsolve", "order": 2, "level": 1, "error": 0.004, "seconds": 0.006,
-           "ndofs": 244, "label": "ngsolve order 2 level 1"}
+           "ndofs": 244, "label": "ngsolve order 2 level 1", **fem_fields}
     table = {"queries": {"field": {"median_problem": {"fem": fem, "surrogate_error": 0.005,
                                                       "fem_lower_bound": False}}}}
     path = tmp_path / "evaluation.json"
     path.write_text(json.dumps({"runs": {"sep": {"path": str(run_path)}, "other": {}},
                                 "break_even_queries": {"sep": {"cylinder": table,
-                                                               "cube": table}}}))
+                                                               "cube": table},
+                                                       "other": {}}}))
     return path
 
 
@@ -49,3 +51,22 @@ def test_a_wrong_evaluation_is_one_input_error(tmp_path, content, fragment):
     with pytest.raises(InputError, match="was not evaluated on 'sphere'"):
         reference_fem(ModelOptions(evaluation=str(_evaluation(tmp_path, "r")), domain="sphere"),
                       "r", "cube")
+
+
+def test_an_evaluation_s_fitted_fem_stays_fitted(tmp_path):
+    # the fastest FEM at the run's error may be solved on each member's own fitted mesh:
+    # taken as such (maxh), its points on the default level, not the level errors were read on
+    run = tmp_path / "run"
+    path = str(_evaluation(tmp_path, run, order=3, level=3, mesh=fitted_mesh_name(0.5)))
+    chosen = reference_fem(ModelOptions(evaluation=path), run, "cylinder")
+    assert (chosen["backend"], chosen["order"], chosen["maxh"], chosen["level"],
+            chosen["error_level"]) == ("ngsolve", 3, 0.5, DEFAULT_FEM[2], 3)
+    finer = reference_fem(ModelOptions(evaluation=path, fem_maxh=0.35), run, "cylinder")
+    assert finer["maxh"] == 0.35 and finer["source"] == "evaluation and options"
+    level = reference_fem(ModelOptions(evaluation=path, fem_maxh=0.0), run, "cylinder")
+    assert "maxh" not in level and level["order"] == 3
+    # a run path recorded relative to where evaluate ran: the run of the same folder name
+    relative = _evaluation(tmp_path, "runs/run", order=3, level=3, mesh=fitted_mesh_name(0.5))
+    assert reference_fem(ModelOptions(evaluation=str(relative)), run, "cylinder")["maxh"] == 0.5
+    assert fitted_maxh_of(fitted_mesh_name(0.35)) == 0.35
+    assert fitted_maxh_of(None) is None and fitted_maxh_of("fitted maxh x") is None

@@ -97,6 +97,9 @@ def _one_line_error(result, fragment):
     (["--rse", "0.1", "--fem-level", "0", "--domain", "cylinder"], "FEM level 0"),
     ([], "give either --rse"),
     (["--rse", "0.1", "--evaluation", "nosuch.json"], "not a family evaluation.json"),
+    (["--rse", "0.1", "--fem-backend", "ngsolve", "--fem-maxh", "0.5"],
+     "no fitted geometry"),
+    (["--rse", "0.1", "--fem-maxh", "-1"], "--fem-maxh"),
 ])
 def test_bad_input_is_one_line_exit_2(radial_run, args, fragment):
     _one_line_error(_invoke(radial_run.path, *args), fragment)

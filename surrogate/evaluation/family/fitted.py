@@ -96,6 +96,18 @@ def fitted_mesh_name(maxh: float) -> str:
     return f"fitted maxh {float(maxh):g}"
 
 
+def fitted_maxh_of(mesh: str | None) -> float | None:
+    """The maxh of a fitted candidate's mesh name (:func:`fitted_mesh_name`'s inverse), None
+    for a level (no mesh name) or another name."""
+    prefix = fitted_mesh_name(0.0).rsplit(" ", 1)[0] + " "
+    if not isinstance(mesh, str) or not mesh.startswith(prefix):
+        return None
+    try:
+        return float(mesh[len(prefix):])
+    except ValueError:
+        return None
+
+
 def fitted_solver(requested: str) -> str:
     """The solver of the fitted solves: the one asked for, but "auto" means "direct" (on the
     fitted curved meshes the sparse direct solve is ≈ 3× faster than auto's MINRES-BDDC above
@@ -157,5 +169,5 @@ def fitted_fem(rules: LevelRules, options: Any, skipped: set[str]) -> dict[str, 
 
 
 __all__ = ["FITTED_BACKEND", "FITTED_MAXH", "FITTED_ORDERS", "check_maxh", "fitted_fem",
-           "fitted_dofs", "fitted_key", "fitted_mesh_name", "fitted_orders", "fitted_solver",
-           "has_fitted_geometry", "parse_maxh_list", "resolved_maxh"]
+           "fitted_dofs", "fitted_key", "fitted_maxh_of", "fitted_mesh_name", "fitted_orders",
+           "fitted_solver", "has_fitted_geometry", "parse_maxh_list", "resolved_maxh"]
