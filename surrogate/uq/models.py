@@ -91,10 +91,10 @@ class FemQuantities:
 
     def one(self, mu: np.ndarray) -> np.ndarray:
         """u (M + R, 3) of the solve of the member μ (p,) at the points."""
-        from surrogate.fem.families.truth import with_boundary_data
-
         if self.maxh is not None:
             return self._fitted(mu)
+        from surrogate.fem.families.truth import with_boundary_data
+
         problem = with_boundary_data(self.family.problem(mu))
         solution = self.method.run(self.points.mesh, problem, method="solve",
                                    solver=self.solver, rtol=self.rtol)
@@ -160,20 +160,20 @@ def fem_quantities(family: Any, quantities: tuple[Quantity, ...], *, backend: st
 def _checked_maxh(family: Any, method: Any, domain: str, maxh: float) -> float:
     """``maxh`` of a fitted FEM, or InputError: a family without a fitted geometry, a backend
     other than ngsolve, a test domain other than the family's own, a size not > 0."""
-    from surrogate.evaluation.family.fitted import FITTED_BACKEND, has_fitted_geometry
+    from surrogate.evaluation.family.fitted import (
+        FITTED_BACKEND,
+        check_maxh,
+        require_fitted_geometry,
+    )
 
-    if not has_fitted_geometry(family):
-        raise InputError(f"family {family.name!r} has no fitted geometry: --fem-maxh applies "
-                         "to inclusion only")
+    require_fitted_geometry(family, "--fem-maxh")
     if method.backend != FITTED_BACKEND:
         raise InputError(f"a fitted mesh is solved by {FITTED_BACKEND}, not {method.backend}: "
                          f"add --fem-backend {FITTED_BACKEND}")
     if domain != str(family.training_domain):
         raise InputError(f"a fitted mesh is of the {family.training_domain}, the family's "
                          f"domain, not the {domain}")
-    if not 0 < float(maxh) < float("inf"):
-        raise InputError(f"--fem-maxh must be a finite number > 0, got {maxh!r}")
-    return float(maxh)
+    return check_maxh((float(maxh),), "--fem-maxh")[0]
 
 
 def one_off_seconds(run: Any) -> dict[str, float | None]:

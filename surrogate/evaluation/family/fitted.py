@@ -38,10 +38,11 @@ def parse_maxh_list(text: str) -> tuple[float, ...]:
     return check_maxh(values)
 
 
-def check_maxh(values: tuple[float, ...]) -> tuple[float, ...]:
-    """``values`` distinct and decreasing, each a finite size > 0 (InputError otherwise)."""
+def check_maxh(values: tuple[float, ...], flag: str = "--fem-fitted-maxh") -> tuple[float, ...]:
+    """``values`` distinct and decreasing, each a finite size > 0 (InputError naming
+    ``flag`` otherwise)."""
     if any(not 0 < v < float("inf") for v in values):
-        raise InputError(f"--fem-fitted-maxh: every size must be a finite number > 0, got "
+        raise InputError(f"{flag}: every size must be a finite number > 0, got "
                          f"{list(values)}")
     return tuple(sorted(set(map(float, values)), reverse=True))
 
@@ -53,6 +54,13 @@ def has_fitted_geometry(family: Any) -> bool:
     return family.name in FITTED_FAMILIES
 
 
+def require_fitted_geometry(family: Any, flag: str = "--fem-fitted-maxh") -> None:
+    """InputError naming ``flag`` unless ``family``'s members have a fitted geometry."""
+    if not has_fitted_geometry(family):
+        raise InputError(f"family {family.name!r} has no fitted geometry: {flag} applies to "
+                         "inclusion only")
+
+
 def resolved_maxh(family: Any, maxh: tuple[float, ...] | None,
                   backends: tuple[str, ...] | None) -> tuple[float, ...]:
     """The fitted candidates' maxh for ``family``: none without a fitted geometry (InputError
@@ -62,8 +70,7 @@ def resolved_maxh(family: Any, maxh: tuple[float, ...] | None,
 
     if not has_fitted_geometry(family):
         if maxh:
-            raise InputError(f"family {family.name!r} has no fitted geometry: "
-                             "--fem-fitted-maxh applies to inclusion only")
+            require_fitted_geometry(family)
         return ()
     allowed = backends is None or FITTED_BACKEND in backends
     if maxh is None:
@@ -170,4 +177,5 @@ def fitted_fem(rules: LevelRules, options: Any, skipped: set[str]) -> dict[str, 
 
 __all__ = ["FITTED_BACKEND", "FITTED_MAXH", "FITTED_ORDERS", "check_maxh", "fitted_fem",
            "fitted_dofs", "fitted_key", "fitted_maxh_of", "fitted_mesh_name", "fitted_orders",
-           "fitted_solver", "has_fitted_geometry", "parse_maxh_list", "resolved_maxh"]
+           "fitted_solver", "has_fitted_geometry", "parse_maxh_list", "require_fitted_geometry",
+           "resolved_maxh"]
